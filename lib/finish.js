@@ -1,0 +1,56 @@
+'use strict';
+// The callback that finishes a response once its last write is done: a copy
+// of each release line's internal onFinish (not reachable from userland).
+
+const { Writable } = require('stream');
+
+// Node's ERR_STREAM_DESTROYED class, taken from an error Node itself makes,
+// so a finish after a silent socket failure reports the very same error.
+let DestroyedError = null;
+{
+  const probe = new Writable({ write(chunk, enc, cb) { cb(); } });
+  probe.destroy();
+  probe.write('x', (err) => { DestroyedError = err.constructor; });
+}
+
+function destroyedError(method) {
+  if (DestroyedError !== null) return new DestroyedError(method);
+  const err = new Error(`Cannot call ${method} after a stream was destroyed`);
+  err.code = 'ERR_STREAM_DESTROYED';
+  return err;
+}
+
+function makeFinisher(adapter) {
+  if (!adapter.finishOnBodyWrite) {
+    // Node 20/22: 'finish' unless the socket failed; end callbacks are 'finish' listeners.
+    const onFinish = (res) => {
+      if (res && res.socket && res.socket._hadError) return;
+      res.emit('finish');
+    };
+    return (res) => () => onFinish(res);
+  }
+
+  // Node 24+: end callbacks are queued and called before 'finish', with null
+  // or with the error that kept the data from being flushed.
+  const { kSocket, kErrored, kFlushError, kWritableFinished, kEndCallbacks } = adapter;
+  const flushEndCallbacks = (res, err) => {
+    const callbacks = res[kEndCallbacks];
+    if (callbacks === null) return;
+    res[kEndCallbacks] = null;
+    for (let i = 0; i < callbacks.length; i++) callbacks[i](err);
+  };
+  const onFinish = (res, err) => {
+    const socket = res[kSocket];
+    if (err || res[kErrored] || socket?.errored || socket?._hadError) {
+      res[kFlushError] = err ?? res[kErrored] ?? socket?.errored ?? destroyedError('end');
+      flushEndCallbacks(res, res[kFlushError]);
+      return;
+    }
+    res[kWritableFinished] = true;
+    flushEndCallbacks(res, null);
+    res.emit('finish');
+  };
+  return (res) => (err) => onFinish(res, err);
+}
+
+module.exports = { makeFinisher, destroyedError };

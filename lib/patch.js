@@ -1,0 +1,48 @@
+'use strict';
+// Installs and removes the replacement methods. Each patch remembers the
+// exact property it replaced (or that there was none), so uninstall() puts
+// Node back as it was.
+
+const http = require('http');
+const { makeEnd } = require('./server-end');
+const { makeStoreHeader } = require('./store-header');
+const { makeContainerCreator } = require('./header-container');
+
+function plan(adapter) {
+  const out = http.OutgoingMessage.prototype;
+  const res = http.ServerResponse.prototype;
+  const patches = [
+    { target: out, owner: 'OutgoingMessage', name: '_storeHeader', make: (orig) => makeStoreHeader(adapter, orig) },
+    { target: res, owner: 'ServerResponse', name: 'end', make: (orig) => makeEnd(adapter, orig, res) },
+  ];
+  if (!adapter.hasFastHeaderContainer) {
+    for (const name of ['setHeader', 'appendHeader']) {
+      patches.push({ target: out, owner: 'OutgoingMessage', name, make: (orig) => makeContainerCreator(adapter, orig) });
+    }
+  }
+  return patches;
+}
+
+function apply(patches) {
+  for (const p of patches) {
+    p.hadOwn = Object.prototype.hasOwnProperty.call(p.target, p.name);
+    p.descriptor = Object.getOwnPropertyDescriptor(p.target, p.name);
+    p.original = p.target[p.name];
+    p.replacement = p.make(p.original);
+    Object.defineProperty(p.target, p.name, {
+      value: p.replacement, writable: true, configurable: true,
+      enumerable: p.descriptor ? p.descriptor.enumerable : true,
+    });
+  }
+}
+
+function revert(patches) {
+  for (let i = patches.length - 1; i >= 0; i--) {
+    const p = patches[i];
+    if (p.target[p.name] !== p.replacement) continue; // someone patched over us: leave theirs
+    if (p.hadOwn) Object.defineProperty(p.target, p.name, p.descriptor);
+    else delete p.target[p.name];
+  }
+}
+
+module.exports = { plan, apply, revert };

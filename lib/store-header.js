@@ -1,0 +1,157 @@
+'use strict';
+// A faster OutgoingMessage.prototype._storeHeader for the common case: the
+// headers come from the message's own store (or there are none). It renders
+// the same text and sets the same fields as Node's version, in one loop with
+// no per-header calls and with the Date and Keep-Alive lines cached. Anything
+// unusual (validated header objects/arrays, joined Cookie or unique headers,
+// latin1 content-disposition, Expect, Trailer, exotic value types) is handed
+// to Node's own function, which redoes the whole call: every field the fast
+// loop may have set before bailing out is set to the same value again there.
+
+const { dateHeaderLine } = require('./date-cache');
+const stats = require('./stats');
+
+const RE_CONN_CLOSE = /(?:^|\W)close(?:$|\W)/i;
+const RE_TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i;
+
+function makeStoreHeader(adapter, original) {
+  const { kOutHeaders, kUniqueHeaders, keepAliveMaxInt } = adapter;
+
+  // The Connection/Keep-Alive lines are the same for every response of a server.
+  let cachedTimeout = -1;
+  let cachedMax = -1;
+  let cachedKeepAlive = '';
+  function keepAliveLines(msg) {
+    const timeout = msg._keepAliveTimeout;
+    const max = msg._maxRequestsPerSocket;
+    if (timeout !== cachedTimeout || max !== cachedMax) {
+      const shown = keepAliveMaxInt ? ~~max : max;
+      cachedKeepAlive = 'Connection: keep-alive\r\nKeep-Alive: timeout=' +
+        Math.floor(timeout / 1000) + (~~max > 0 ? ', max=' + shown : '') + '\r\n';
+      cachedTimeout = timeout;
+      cachedMax = max;
+    }
+    return cachedKeepAlive;
+  }
+
+  // Returns the header text for one store entry, or null to bail out.
+  // Sets the message fields Node's matchHeader sets, and reports the
+  // framing-relevant names through `seen`.
+  function renderEntry(msg, key, name, value, seen) {
+    if (typeof value === 'string' || typeof value === 'number') {
+      if (key.length === 19 && key === 'content-disposition' && msg._contentLength) return null;
+      if (key.length >= 4 && key.length <= 17 && !matchHeader(msg, key, value, seen)) return null;
+      return name + ': ' + value + '\r\n';
+    }
+    if (!Array.isArray(value)) return null;
+    if (value.length >= 2 && key === 'cookie') return null;
+    const unique = msg[kUniqueHeaders];
+    if (unique && unique.has(key)) return null;
+    if (key === 'content-disposition' && msg._contentLength) return null;
+    let lines = '';
+    for (let i = 0; i < value.length; i++) {
+      const v = value[i];
+      if (typeof v !== 'string' && typeof v !== 'number') return null;
+      if (key.length >= 4 && key.length <= 17 && !matchHeader(msg, key, v, seen)) return null;
+      lines += name + ': ' + v + '\r\n';
+    }
+    return lines;
+  }
+
+  return function _storeHeader(firstLine, headers) {
+    if (headers && headers !== this[kOutHeaders]) {
+      stats.count('storeHeader.validated');
+      return original.call(this, firstLine, headers);
+    }
+    const seen = { connection: false, contLen: false, te: false, date: false };
+    let header = firstLine;
+    if (headers) {
+      for (const key in headers) {
+        const entry = headers[key];
+        const text = renderEntry(this, key, entry[0], entry[1], seen);
+        if (text === null) {
+          stats.count('storeHeader.special');
+          return original.call(this, firstLine, headers);
+        }
+        header += text;
+      }
+    }
+
+    if (this.sendDate && !seen.date) header += dateHeaderLine();
+
+    if (this.chunkedEncoding && (this.statusCode === 204 || this.statusCode === 304)) {
+      this.chunkedEncoding = false;
+      this.shouldKeepAlive = false;
+    }
+
+    if (this._removedConnection) {
+      this._last = !this.shouldKeepAlive;
+    } else if (!seen.connection) {
+      const keepAlive = this.shouldKeepAlive &&
+        (seen.contLen || this.useChunkedEncodingByDefault || this.agent);
+      if (keepAlive && this.maxRequestsOnConnectionReached) {
+        header += 'Connection: close\r\n';
+      } else if (keepAlive) {
+        header += this._keepAliveTimeout && this._defaultKeepAlive ?
+          keepAliveLines(this) : 'Connection: keep-alive\r\n';
+      } else {
+        this._last = true;
+        header += 'Connection: close\r\n';
+      }
+    }
+
+    if (!seen.contLen && !seen.te) {
+      if (!this._hasBody) {
+        this.chunkedEncoding = false;
+      } else if (!this.useChunkedEncodingByDefault) {
+        this._last = true;
+      } else if (!this._removedContLen && typeof this._contentLength === 'number') {
+        header += 'Content-Length: ' + this._contentLength + '\r\n';
+      } else if (!this._removedTE) {
+        header += 'Transfer-Encoding: chunked\r\n';
+        this.chunkedEncoding = true;
+      } else {
+        this._last = true;
+      }
+    }
+
+    this._header = header + '\r\n';
+    this._headerSent = false;
+    stats.count('storeHeader.fast');
+  };
+}
+
+// Node's matchHeader for a lowercase name of length 4-17. Returns false for
+// Expect and Trailer, which the fast loop leaves to Node.
+function matchHeader(msg, key, value, seen) {
+  switch (key) {
+    case 'connection':
+      seen.connection = true;
+      msg._removedConnection = false;
+      if (RE_CONN_CLOSE.test(value)) msg._last = true;
+      else msg.shouldKeepAlive = true;
+      break;
+    case 'transfer-encoding':
+      seen.te = true;
+      msg._removedTE = false;
+      if (RE_TE_CHUNKED.test(value)) msg.chunkedEncoding = true;
+      break;
+    case 'content-length':
+      seen.contLen = true;
+      msg._contentLength = +value;
+      msg._removedContLen = false;
+      break;
+    case 'date':
+      seen.date = true;
+      break;
+    case 'expect':
+    case 'trailer':
+      return false;
+    case 'keep-alive':
+      msg._defaultKeepAlive = false;
+      break;
+  }
+  return true;
+}
+
+module.exports = { makeStoreHeader };

@@ -1,0 +1,172 @@
+//! The single-shot HTTP/1 message builder: first line, header block, blank
+//! line and optional body written into one pre-sized byte vector, the way
+//! hyper's encoder writes a head. Header text is latin1 (one byte per UTF-16
+//! code unit, as Node writes a head that is not prefixed to a utf8 body); a
+//! string body is UTF-8.
+
+use crate::js_text::{self, Body};
+use napi::bindgen_prelude::{Array, Buffer, Either, JsObjectValue, Unknown};
+use napi::{sys, Env, JsValue, Result};
+use std::cell::RefCell;
+
+/// Appends `name: value\r\n`.
+pub fn push_header_line(out: &mut Vec<u8>, name: &[u8], value: &[u8]) {
+    out.reserve(name.len() + value.len() + 4);
+    out.extend_from_slice(name);
+    out.extend_from_slice(b": ");
+    out.extend_from_slice(value);
+    out.extend_from_slice(b"\r\n");
+}
+
+/// Builds a whole message from byte slices (the plain-Rust core of `buildHttpMessage`).
+pub fn build_message(first_line: &[u8], headers: &[(&[u8], &[u8])], body: &[u8]) -> Vec<u8> {
+    let size = first_line.len()
+        + headers.iter().map(|(n, v)| n.len() + v.len() + 4).sum::<usize>()
+        + 2
+        + body.len();
+    let mut out = Vec::with_capacity(size);
+    out.extend_from_slice(first_line);
+    for (name, value) in headers {
+        push_header_line(&mut out, name, value);
+    }
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(body);
+    debug_assert_eq!(out.len(), size);
+    out
+}
+
+thread_local! {
+    // One scratch vector per JS thread (main thread or worker): a JS thread
+    // runs one call at a time, so it is never borrowed twice.
+    static SCRATCH: RefCell<Vec<u8>> = RefCell::new(Vec::with_capacity(4096));
+}
+
+/// Runs `fill` on the thread's scratch vector (cleared first).
+pub fn with_scratch<T>(fill: impl FnOnce(&mut Vec<u8>) -> Result<T>) -> Result<T> {
+    SCRATCH.with(|cell| {
+        let mut scratch = cell.borrow_mut();
+        scratch.clear();
+        let result = fill(&mut scratch);
+        if scratch.capacity() > 1 << 20 {
+            // Do not keep a huge body's worth of memory around.
+            *scratch = Vec::with_capacity(4096);
+        }
+        result
+    })
+}
+
+/// Copies `bytes` into `out` (when given) and returns the byte count, or
+/// returns a new Buffer holding them.
+pub fn deliver(bytes: &[u8], out: Option<&mut [u8]>) -> Result<Either<u32, Buffer>> {
+    match out {
+        Some(out) => {
+            if out.len() < bytes.len() {
+                return Err(napi::Error::new(
+                    napi::Status::InvalidArg,
+                    format!("output buffer too small: {} < {}", out.len(), bytes.len()),
+                ));
+            }
+            out[..bytes.len()].copy_from_slice(bytes);
+            Ok(Either::A(bytes.len() as u32))
+        }
+        None => {
+            Ok(Either::B(Buffer::from(bytes)))
+        }
+    }
+}
+
+/// `buildHttpMessage(firstLine, headers, body?, out?)`
+///
+/// `firstLine` includes its CRLF (`'HTTP/1.1 200 OK\r\n'`); `headers` is a flat
+/// array `[name0, value0, name1, value1, …]` of strings; `body` is a string
+/// (UTF-8), a Buffer/Uint8Array, or undefined. With `out`, the message is
+/// copied into it and the byte count returned; without, a new Buffer is returned.
+#[napi(js_name = "buildHttpMessage")]
+pub fn build_http_message(
+    env: Env,
+    first_line: Unknown,
+    headers: Array,
+    body: Option<Unknown>,
+    out: Option<&mut [u8]>,
+) -> Result<Either<u32, Buffer>> {
+    let len = headers.len();
+    if len % 2 != 0 {
+        return Err(napi::Error::new(napi::Status::InvalidArg, "headers must hold name/value pairs"));
+    }
+    let body = js_text::body(&env, body.map(|b| b.raw()))?;
+    with_scratch(|msg| {
+        expect_string(&env, first_line.raw())?;
+        js_text::push_latin1(&env, first_line.raw(), msg)?;
+        for i in 0..len {
+            let item: Unknown = headers.get_element(i)?;
+            expect_string(&env, item.raw())?;
+            js_text::push_latin1(&env, item.raw(), msg)?;
+            msg.extend_from_slice(if i % 2 == 0 { b": " } else { b"\r\n" });
+        }
+        msg.extend_from_slice(b"\r\n");
+        match body {
+            Body::None => {}
+            Body::Text(text) => js_text::push_utf8(&env, text, msg)?,
+            Body::Bytes(bytes) => msg.extend_from_slice(bytes),
+        }
+        deliver(msg, out)
+    })
+}
+
+fn expect_string(env: &Env, value: sys::napi_value) -> Result<()> {
+    if js_text::type_of(env, value)? != sys::ValueType::napi_string {
+        return Err(napi::Error::new(napi::Status::StringExpected, "header text must be a string"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plain reference: the message as Node's JS would concatenate it.
+    fn reference(first: &str, headers: &[(&str, &str)], body: &str) -> Vec<u8> {
+        let mut s = String::from(first);
+        for (n, v) in headers {
+            s += &format!("{n}: {v}\r\n");
+        }
+        s += "\r\n";
+        s += body;
+        s.into_bytes()
+    }
+
+    #[test]
+    fn builds_status_line_headers_and_body() {
+        let got = build_message(
+            b"HTTP/1.1 200 OK\r\n",
+            &[(b"Content-Type", b"text/plain"), (b"Content-Length", b"2")],
+            b"hi",
+        );
+        assert_eq!(got, reference("HTTP/1.1 200 OK\r\n", &[("Content-Type", "text/plain"), ("Content-Length", "2")], "hi"));
+    }
+
+    #[test]
+    fn empty_headers_and_body() {
+        assert_eq!(build_message(b"GET / HTTP/1.1\r\n", &[], b""), b"GET / HTTP/1.1\r\n\r\n".to_vec());
+    }
+
+    #[test]
+    fn many_headers_exact_size() {
+        let names: Vec<String> = (0..50).map(|i| format!("X-H{i}")).collect();
+        let values: Vec<String> = (0..50).map(|i| "v".repeat(i)).collect();
+        let pairs: Vec<(&[u8], &[u8])> = names.iter().zip(&values).map(|(n, v)| (n.as_bytes(), v.as_bytes())).collect();
+        let refs: Vec<(&str, &str)> = names.iter().zip(&values).map(|(n, v)| (n.as_str(), v.as_str())).collect();
+        assert_eq!(build_message(b"HTTP/1.1 404 Not Found\r\n", &pairs, b"x"), reference("HTTP/1.1 404 Not Found\r\n", &refs, "x"));
+    }
+
+    #[test]
+    fn scratch_is_cleared_between_uses() {
+        with_scratch(|v| {
+            v.extend_from_slice(b"abc");
+            Ok(())
+        })
+        .unwrap();
+        let len = with_scratch(|v| Ok(v.len())).unwrap();
+        assert_eq!(len, 0);
+    }
+}

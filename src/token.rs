@@ -1,0 +1,93 @@
+//! Byte tables for HTTP header validation, matching Node's `_http_common`
+//! rules exactly: the token regex `^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$` for names,
+//! and `checkInvalidHeaderChar` (strict and, on Node 24+, lenient) for values.
+
+const fn build_token_table() -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut c = b'0';
+    while c <= b'9' {
+        t[c as usize] = true;
+        c += 1;
+    }
+    c = b'a';
+    while c <= b'z' {
+        t[c as usize] = true;
+        t[(c - 32) as usize] = true;
+        c += 1;
+    }
+    let extra = b"!#$%&'*+-.^_`|~";
+    let mut i = 0;
+    while i < extra.len() {
+        t[extra[i] as usize] = true;
+        i += 1;
+    }
+    t
+}
+
+/// `TOKEN[b]` is true when `b` is an RFC 9110 `tchar`.
+pub static TOKEN: [bool; 256] = build_token_table();
+
+/// True when `name` is a non-empty HTTP token (what Node's `checkIsHttpToken` accepts).
+pub fn is_token(name: &[u16]) -> bool {
+    !name.is_empty() && name.iter().all(|&u| u < 256 && TOKEN[u as usize])
+}
+
+/// True when a header value (as JS UTF-16 code units) holds a character Node
+/// rejects. Strict: anything but TAB, 0x20-0x7E, 0x80-0xFF. Lenient (Node 24+
+/// `insecureHTTPParser`/`httpValidation`): only NUL, LF, CR and code units above 0xFF.
+pub fn has_invalid_value_char(value: &[u16], lenient: bool) -> bool {
+    if lenient {
+        value.iter().any(|&u| u == 0 || u == 0x0a || u == 0x0d || u > 0xff)
+    } else {
+        value
+            .iter()
+            .any(|&u| !(u == 0x09 || (0x20..=0x7e).contains(&u) || (0x80..=0xff).contains(&u)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u16s(s: &str) -> Vec<u16> {
+        s.encode_utf16().collect()
+    }
+
+    #[test]
+    fn token_table_matches_node_regex_class() {
+        let allowed = "^_`abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789!#$%&'*+.|~";
+        for b in 0u16..=255 {
+            let expected = allowed.as_bytes().contains(&(b as u8)) && b < 128;
+            assert_eq!(TOKEN[b as usize], expected, "byte {b:#x}");
+        }
+    }
+
+    #[test]
+    fn tokens() {
+        assert!(is_token(&u16s("Content-Type")));
+        assert!(is_token(&u16s("x-a~b|c")));
+        assert!(!is_token(&u16s("")));
+        assert!(!is_token(&u16s("a b")));
+        assert!(!is_token(&u16s("a:b")));
+        assert!(!is_token(&u16s("é")));
+        assert!(!is_token(&[0x100 + b'a' as u16]));
+    }
+
+    #[test]
+    fn strict_values() {
+        assert!(!has_invalid_value_char(&u16s("text/html; charset=utf-8"), false));
+        assert!(!has_invalid_value_char(&u16s("a\tb é ÿ"), false));
+        assert!(!has_invalid_value_char(&u16s(""), false));
+        for bad in ["a\rb", "a\nb", "a\0b", "\x7f", "\x1f", "\u{100}", "😀"] {
+            assert!(has_invalid_value_char(&u16s(bad), false), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn lenient_values() {
+        assert!(!has_invalid_value_char(&u16s("\x7f\x01\x1f"), true));
+        for bad in ["a\rb", "a\nb", "a\0b", "\u{100}"] {
+            assert!(has_invalid_value_char(&u16s(bad), true), "{bad:?}");
+        }
+    }
+}
