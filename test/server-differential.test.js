@@ -1,0 +1,31 @@
+'use strict';
+// Every scenario in helpers/scenarios.js, stock vs patched: identical bytes,
+// events, logged properties and errors, and no more socket writes.
+
+process.env.HTTP_FASTPATH_STATS = '1';
+const test = require('node:test');
+const assert = require('node:assert');
+const fastpath = require('..');
+const { compare } = require('./helpers/differential');
+const { scenarios } = require('./helpers/scenarios');
+
+test('the shim is active', () => {
+  const s = fastpath.status();
+  assert.strictEqual(s.active, true, JSON.stringify(s));
+  assert.strictEqual(s.nativeLoaded, true);
+});
+
+for (const scenario of scenarios) {
+  test(scenario.name, async () => {
+    fastpath.resetStats();
+    const { stock, patched } = await compare(scenario);
+    const stats = fastpath.status().stats;
+    assert.strictEqual(patched.bytes, stock.bytes, 'bytes on the wire');
+    assert.deepStrictEqual(patched.events, stock.events, 'response events');
+    assert.deepStrictEqual(patched.logs, stock.logs, 'logged state and errors');
+    assert.ok(stock.bytes.length > 0 || scenario.noBytes, 'the client received something');
+    assert.ok(patched.writes <= stock.writes, `socket.write calls: ${patched.writes} > ${stock.writes}`);
+    assert.ok(patched.dispatches <= stock.dispatches, `writes to the handle: ${patched.dispatches} > ${stock.dispatches}`);
+    if (scenario.fast) assert.ok(stats[scenario.fast] > 0, `expected ${scenario.fast} in ${JSON.stringify(stats)}`);
+  });
+}
