@@ -1,0 +1,131 @@
+'use strict';
+// install()/uninstall(), idempotence, the preload form, and the switches that
+// must leave Node stock: HTTP_FASTPATH=0 (silently), a missing or broken
+// addon and an unsupported Node major (one warning each).
+
+const test = require('node:test');
+const assert = require('node:assert');
+const path = require('path');
+const fs = require('fs');
+const os = require('os');
+const http = require('http');
+const { spawnSync } = require('child_process');
+
+const root = path.join(__dirname, '..');
+const printStatus = path.join(__dirname, 'fixtures', 'print-status.js');
+
+function describeMethods() {
+  const targets = { OutgoingMessage: http.OutgoingMessage.prototype, ServerResponse: http.ServerResponse.prototype, ClientRequest: http.ClientRequest.prototype };
+  const out = {};
+  for (const [name, proto] of Object.entries(targets)) {
+    for (const key of Object.getOwnPropertyNames(proto)) {
+      const d = Object.getOwnPropertyDescriptor(proto, key);
+      out[`${name}.${key}`] = d;
+    }
+  }
+  return out;
+}
+
+function run(args, env = {}) {
+  const r = spawnSync(process.execPath, args, { cwd: root, env: { ...process.env, HTTP_FASTPATH_STATS: '', ...env }, encoding: 'utf8' });
+  const warnings = r.stderr.split('\n').filter((l) => l.includes('HttpFastpathWarning'));
+  return { status: r.status, out: r.stdout.trim() ? JSON.parse(r.stdout.trim().split('\n').pop()) : null, stderr: r.stderr, warnings };
+}
+
+test('uninstall() restores every original property exactly; install() is idempotent', () => {
+  const fastpath = require('..');
+  fastpath.uninstall();
+  const stock = describeMethods();
+  assert.strictEqual(fastpath.install(), true);
+  assert.strictEqual(fastpath.install(), true);
+  const patched = describeMethods();
+  assert.notDeepStrictEqual(patched, stock);
+  for (const name of fastpath.status().patched) {
+    const [owner, , method] = name.split('.');
+    assert.notStrictEqual(patched[`${owner}.${method}`], undefined, name);
+  }
+  assert.strictEqual(fastpath.uninstall(), true);
+  assert.strictEqual(fastpath.uninstall(), false);
+  assert.deepStrictEqual(describeMethods(), stock);
+  fastpath.install();
+});
+
+test('require() twice, even from a second copy of the package, patches once', () => {
+  const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'fastpath-copy-'));
+  fs.cpSync(path.join(root, 'lib'), path.join(copy, 'lib'), { recursive: true });
+  for (const f of fs.readdirSync(root).filter((f) => f.endsWith('.node'))) fs.copyFileSync(path.join(root, f), path.join(copy, f));
+  const r = spawnSync(process.execPath, ['-e', `
+    const http = require('http');
+    const a = require(${JSON.stringify(root)});
+    const end = http.ServerResponse.prototype.end;
+    const b = require(${JSON.stringify(path.join(copy, 'lib', 'index.js'))});
+    console.log(JSON.stringify({ same: end === http.ServerResponse.prototype.end, a: a.status().active, b: b.status().active }));
+  `], { encoding: 'utf8' });
+  assert.deepStrictEqual(JSON.parse(r.stdout), { same: true, a: true, b: true });
+});
+
+test('status() reports the active fast path', () => {
+  const r = run([printStatus]);
+  assert.strictEqual(r.status, 0, r.stderr);
+  assert.strictEqual(r.out.active, true);
+  assert.strictEqual(r.out.nativeLoaded, true);
+  assert.ok(r.out.patched.includes('ServerResponse.prototype.end'));
+  assert.ok(r.out.patched.includes('OutgoingMessage.prototype._storeHeader'));
+  assert.strictEqual(r.warnings.length, 0);
+});
+
+test('node -r http-fastpath preloads and patches', () => {
+  const r = spawnSync(process.execPath, ['-r', root, '-e', `
+    const http = require('http');
+    console.log(JSON.stringify({ own: Object.prototype.hasOwnProperty.call(http.ServerResponse.prototype, 'end') }));
+  `], { encoding: 'utf8' });
+  assert.deepStrictEqual(JSON.parse(r.stdout), { own: true });
+});
+
+test('HTTP_FASTPATH=0: no patching and no warning', () => {
+  const r = run([printStatus], { HTTP_FASTPATH: '0' });
+  assert.strictEqual(r.out.active, false);
+  assert.strictEqual(r.out.endIsStock, true);
+  assert.deepStrictEqual(r.out.patched, []);
+  assert.strictEqual(r.out.disabledReason, 'HTTP_FASTPATH=0');
+  assert.strictEqual(r.warnings.length, 0, r.stderr);
+});
+
+test('missing addon: stock Node and exactly one warning', () => {
+  const r = run([printStatus], { HTTP_FASTPATH_ADDON: path.join(os.tmpdir(), 'does-not-exist.node') });
+  assert.strictEqual(r.status, 0);
+  assert.strictEqual(r.out.active, false);
+  assert.strictEqual(r.out.nativeLoaded, false);
+  assert.strictEqual(r.out.endIsStock, true);
+  assert.match(r.out.disabledReason, /native addon failed to load/);
+  assert.strictEqual(r.warnings.length, 1, r.stderr);
+});
+
+test('broken addon file: stock Node and exactly one warning', () => {
+  const broken = path.join(os.tmpdir(), `broken-${process.pid}.node`);
+  fs.writeFileSync(broken, 'not an ELF file');
+  const r = run([printStatus], { HTTP_FASTPATH_ADDON: broken });
+  assert.strictEqual(r.out.active, false);
+  assert.strictEqual(r.out.endIsStock, true);
+  assert.strictEqual(r.warnings.length, 1, r.stderr);
+  fs.unlinkSync(broken);
+});
+
+test('unsupported Node major: stock Node and exactly one warning', () => {
+  const r = run(['-r', path.join(__dirname, 'fixtures', 'fake-node18.js'), printStatus]);
+  assert.strictEqual(r.out.active, false);
+  assert.strictEqual(r.out.endIsStock, true);
+  assert.match(r.out.disabledReason, /v18\.20\.0 is not supported/);
+  assert.strictEqual(r.warnings.length, 1, r.stderr);
+});
+
+test('a stock server still answers when the shim is disabled', async () => {
+  const r = spawnSync(process.execPath, ['-e', `
+    const http = require('http');
+    require(${JSON.stringify(root)});
+    const s = http.createServer((req, res) => res.end('up')).listen(0, () => {
+      http.get({ port: s.address().port }, (res) => { let b = ''; res.on('data', (d) => b += d); res.on('end', () => { console.log(JSON.stringify({ body: b })); s.close(); }); });
+    });
+  `], { env: { ...process.env, HTTP_FASTPATH_ADDON: '/nonexistent.node' }, encoding: 'utf8' });
+  assert.deepStrictEqual(JSON.parse(r.stdout), { body: 'up' });
+});
