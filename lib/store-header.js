@@ -12,6 +12,10 @@ const { dateHeaderLine } = require('./date-cache');
 const stats = require('./stats');
 
 const RE_CONN_CLOSE = /(?:^|\W)close(?:$|\W)/i;
+// Node's _http_common checks: a header name token, and a strictly valid value
+// (a strictly valid value is valid in lenient mode too).
+const RE_TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
+const RE_INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const RE_TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i;
 
 function makeStoreHeader(adapter, original) {
@@ -58,14 +62,30 @@ function makeStoreHeader(adapter, original) {
     return lines;
   }
 
-  return function _storeHeader(firstLine, headers) {
-    if (headers && headers !== this[kOutHeaders]) {
-      stats.count('storeHeader.validated');
-      return original.call(this, firstLine, headers);
+  // writeHead(code, { ...headers }) with no store: Node validates and renders
+  // each own key. Invalid input is left to Node, which throws the same error.
+  function renderObject(msg, headers, seen) {
+    let text = '';
+    for (const name in headers) {
+      if (!Object.prototype.hasOwnProperty.call(headers, name)) continue;
+      const value = headers[name];
+      if (!RE_TOKEN.test(name)) return null;
+      if (typeof value === 'string') {
+        if (RE_INVALID_VALUE.test(value)) return null;
+      } else if (typeof value !== 'number') {
+        return null;
+      }
+      const line = renderEntry(msg, name.length >= 4 && name.length <= 19 ? name.toLowerCase() : name, name, value, seen);
+      if (line === null) return null;
+      text += line;
     }
+    return text;
+  }
+
+  return function _storeHeader(firstLine, headers) {
     const seen = { connection: false, contLen: false, te: false, date: false };
     let header = firstLine;
-    if (headers) {
+    if (headers === this[kOutHeaders] && headers) {
       for (const key in headers) {
         const entry = headers[key];
         const text = renderEntry(this, key, entry[0], entry[1], seen);
@@ -75,6 +95,13 @@ function makeStoreHeader(adapter, original) {
         }
         header += text;
       }
+    } else if (headers) {
+      const text = Array.isArray(headers) ? null : renderObject(this, headers, seen);
+      if (text === null) {
+        stats.count('storeHeader.validated');
+        return original.call(this, firstLine, headers);
+      }
+      header += text;
     }
 
     if (this.sendDate && !seen.date) header += dateHeaderLine();

@@ -13,7 +13,10 @@ function parseArgs(argv, defaults = {}) {
       const next = argv[i + 1];
       value = next !== undefined && !next.startsWith('--') ? (i++, next) : true;
     }
-    out[key] = typeof defaults[key] === 'number' ? Number(value) : value;
+    value = typeof defaults[key] === 'number' ? Number(value) : value;
+    // A repeated flag (--set a=1 --set b=2) collects its values in an array.
+    if (key in out && !(key in defaults)) out[key] = [].concat(out[key], value);
+    else out[key] = value;
   }
   return out;
 }

@@ -1,0 +1,131 @@
+'use strict';
+// A small benchmark harness in the shape of Node's benchmark/common.js.
+//
+//   const bench = createBenchmark(main, { len: [4, 1024], c: [50] });
+//   function main(conf) { ...start a server...; bench.http({ path, connections }, done) }
+//
+// Run with key=value arguments, the file measures that one configuration and
+// prints Node's result line (`http/hello.js c=50 len=4: 12345.6`) followed by
+// a `#json` line with the details the compare runner reads. Run without
+// arguments, it measures every configuration of its grid, each in a child
+// process. The server is the benchmark process itself (pin it with taskset);
+// the load comes from wrk when installed (pinned to another core), else
+// autocannon.
+
+const { spawn, spawnSync, execFileSync } = require('child_process');
+const path = require('path');
+
+const DEFAULT_DURATION = Number(process.env.BENCH_DURATION || 5);
+
+function hasCommand(cmd) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+}
+
+function combinations(grid) {
+  let out = [{}];
+  for (const [key, values] of Object.entries(grid)) {
+    const next = [];
+    for (const base of out) for (const v of values) next.push({ ...base, [key]: v });
+    out = next;
+  }
+  return out;
+}
+
+function parseConfig(argv, grid) {
+  const conf = {};
+  for (const arg of argv) {
+    const m = /^([\w-]+)=(.*)$/.exec(arg);
+    if (!m) continue;
+    const sample = grid[m[1]] ? grid[m[1]][0] : undefined;
+    conf[m[1]] = typeof sample === 'number' ? Number(m[2]) : m[2];
+  }
+  return conf;
+}
+
+function configString(conf) {
+  return Object.entries(conf).map(([k, v]) => `${k}=${v}`).join(' ');
+}
+
+class Benchmark {
+  constructor(main, grid, options = {}) {
+    this.name = path.relative(path.join(__dirname, '..'), require.main.filename);
+    this.grid = grid;
+    this.options = options;
+    const args = process.argv.slice(2);
+    if (args.includes('--list-configs')) {
+      for (const conf of combinations(grid)) console.log(configString(conf));
+      return;
+    }
+    const given = parseConfig(args, grid);
+    if (Object.keys(given).length === 0 && !process.env.BENCH_CHILD) {
+      this.runAll();
+      return;
+    }
+    const defaults = Object.fromEntries(Object.entries(grid).map(([k, v]) => [k, v[0]]));
+    this.config = { ...defaults, ...given };
+    this.duration = Number(this.config.duration || DEFAULT_DURATION);
+    process.nextTick(() => main(this.config));
+  }
+
+  runAll() {
+    for (const conf of combinations(this.grid)) {
+      const r = spawnSync(process.execPath, [...process.execArgv, require.main.filename, ...configString(conf).split(' ')],
+        { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_CHILD: '1' }, encoding: 'utf8' });
+      process.stdout.write(r.stdout.split('\n').filter((l) => !l.startsWith('#json')).join('\n'));
+    }
+  }
+
+  // Drives `http://127.0.0.1:port/path` for the configured duration and
+  // reports requests/s plus the server's CPU time per request.
+  http({ port, path: urlPath = '/', connections = 50, duration = this.duration, method = 'GET' }, done) {
+    const url = `http://127.0.0.1:${port}${urlPath}`;
+    const cpuStart = process.cpuUsage();
+    const memStart = process.memoryUsage().heapUsed;
+    const finish = (requests, seconds, tool) => {
+      const cpu = process.cpuUsage(cpuStart);
+      const result = {
+        rate: requests / seconds, requests, seconds, tool,
+        cpuUsPerReq: (cpu.user + cpu.system) / requests,
+        heapDeltaBytes: process.memoryUsage().heapUsed - memStart,
+      };
+      this.report(result);
+      if (done) done(result);
+    };
+    const loadCore = process.env.BENCH_LOAD_CPU;
+    if (hasCommand('wrk') && method === 'GET') {
+      const args = ['-t1', `-c${connections}`, `-d${duration}s`, url];
+      const cmd = loadCore !== undefined && hasCommand('taskset') ? ['taskset', ['-c', loadCore, 'wrk', ...args]] : ['wrk', args];
+      const child = spawn(cmd[0], cmd[1], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (d) => { out += d; });
+      child.on('close', () => {
+        const m = /(\d+) requests in ([\d.]+)(m?s)/.exec(out);
+        if (!m) throw new Error(`could not parse wrk output:\n${out}`);
+        const seconds = Number(m[2]) / (m[3] === 'ms' ? 1000 : 1);
+        finish(Number(m[1]), seconds, 'wrk');
+      });
+      return;
+    }
+    const autocannon = require('autocannon');
+    autocannon({ url, connections, duration, method }, (err, res) => {
+      if (err) throw err;
+      finish(res.requests.total, duration, 'autocannon');
+    });
+  }
+
+  // For benchmarks that time a loop themselves: `rate` operations per second.
+  end(rate, extra = {}) {
+    this.report({ rate, ...extra });
+  }
+
+  report(result) {
+    console.log(`${this.name} ${configString(this.config)}: ${result.rate.toFixed(2)}`);
+    console.log('#json ' + JSON.stringify({ name: this.name, config: configString(this.config), ...result }));
+  }
+}
+
+function createBenchmark(main, grid, options) {
+  return new Benchmark(main, grid, options);
+}
+
+module.exports = { createBenchmark, combinations, configString, hasCommand, execFileSync };
