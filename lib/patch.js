@@ -7,6 +7,7 @@ const http = require('http');
 const { makeEnd } = require('./server-end');
 const { makeStoreHeader } = require('./store-header');
 const { makeContainerCreator } = require('./header-container');
+const { headersSymbol, makeGetHeaders } = require('./http2-compat');
 
 function plan(adapter) {
   const out = http.OutgoingMessage.prototype;
@@ -18,6 +19,13 @@ function plan(adapter) {
   if (!adapter.hasFastHeaderContainer) {
     for (const name of ['setHeader', 'appendHeader']) {
       patches.push({ target: out, owner: 'OutgoingMessage', name, make: (orig) => makeContainerCreator(adapter, orig) });
+    }
+  }
+  if (adapter.major < 26) {
+    const { Http2ServerResponse } = require('http2');
+    const kHeaders = headersSymbol(Http2ServerResponse);
+    if (kHeaders) {
+      patches.push({ target: Http2ServerResponse.prototype, owner: 'Http2ServerResponse', name: 'getHeaders', make: () => makeGetHeaders(kHeaders) });
     }
   }
   return patches;

@@ -15,7 +15,10 @@ const root = path.join(__dirname, '..');
 const printStatus = path.join(__dirname, 'fixtures', 'print-status.js');
 
 function describeMethods() {
-  const targets = { OutgoingMessage: http.OutgoingMessage.prototype, ServerResponse: http.ServerResponse.prototype, ClientRequest: http.ClientRequest.prototype };
+  const targets = {
+    OutgoingMessage: http.OutgoingMessage.prototype, ServerResponse: http.ServerResponse.prototype,
+    ClientRequest: http.ClientRequest.prototype, Http2ServerResponse: require('http2').Http2ServerResponse.prototype,
+  };
   const out = {};
   for (const [name, proto] of Object.entries(targets)) {
     for (const key of Object.getOwnPropertyNames(proto)) {

@@ -13,8 +13,12 @@ const benchDir = path.join(__dirname, '..');
 const root = path.join(benchDir, '..');
 
 function listBenchmarks() {
-  const dir = path.join(benchDir, 'http');
-  return fs.readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => path.join('http', f));
+  const out = [];
+  for (const sub of ['http', 'http2']) {
+    const dir = path.join(benchDir, sub);
+    for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.js'))) out.push(path.join(sub, f));
+  }
+  return out;
 }
 
 // The configurations of a file's grid, with `sets` (key=value) overriding.
