@@ -39,13 +39,14 @@ function makeEnd(adapter, original, proto) {
       stats.count('end.fallback.callback');
       return original.apply(this, arguments);
     }
+    // The socket validates the encoding even for a Buffer body.
+    if (encoding && encoding !== 'utf8' && encoding !== 'latin1') {
+      stats.count('end.fallback.encoding');
+      return original.apply(this, arguments);
+    }
     let isString = false;
     if (chunk) {
       if (typeof chunk === 'string') {
-        if (encoding && encoding !== 'utf8' && encoding !== 'latin1') {
-          stats.count('end.fallback.encoding');
-          return original.apply(this, arguments);
-        }
         isString = true;
       } else if (!(chunk instanceof Uint8Array)) {
         return original.apply(this, arguments); // Node throws the type error

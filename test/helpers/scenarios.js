@@ -29,6 +29,8 @@ const scenarios = [
   { name: "end(string, 'utf-8') falls back", fast: 'end.fallback.encoding', handler: (req, res) => { res.setHeader('X-E', 'é'); res.end('é', 'utf-8'); } },
   { name: "end(string, 'ascii') falls back", fast: 'end.fallback.encoding', handler: (req, res) => res.end('abc', 'ascii') },
   { name: "end(string, 'base64') falls back", fast: 'end.fallback.encoding', handler: (req, res) => res.end('aGVsbG8=', 'base64') },
+  { name: 'end(Buffer, bogus encoding) throws like stock', fast: 'end.fallback.encoding', handler: (req, res, t) => { res.on('error', () => {}); t.try('end', () => res.end(Buffer.from('hi'), 'bogus')); t.snapshot('after', res); res.end('x'); } },
+  { name: "end(Buffer, 'ascii')", fast: 'end.fallback.encoding', handler: (req, res) => res.end(Buffer.from('hi'), 'ascii') },
   { name: 'end(string, callback)', fast: 'end.fallback.callback', handler: (req, res, t) => res.end('x', (...a) => t.log('cb', a.map(String))) },
   { name: 'end(callback)', fast: 'end.fallback.callback', handler: (req, res, t) => res.end((...a) => t.log('cb', a.map(String))) },
   { name: 'end(string, encoding, callback)', fast: 'end.fallback.callback', handler: (req, res, t) => res.end('x', 'utf8', (...a) => t.log('cb', a.map(String))) },
