@@ -132,6 +132,8 @@ const scenarios = [
   { name: 'async response', fast: 'end.fast', handler: (req, res) => later(() => { res.setHeader('Content-Type', 'application/json'); res.end('{"a":1}'); }) },
   { name: 'Expect: 100-continue without writeContinue', request: 'POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n', handler: (req, res) => res.end('no continue') },
   { name: 'Expect: 100-continue with writeContinue', request: 'POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n', handler: (req, res) => { res.writeContinue(); res.end('continued'); } },
+  { name: 'writeEarlyHints then end', fast: 'end.fast', handler: (req, res) => { res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' }); res.setHeader('Content-Type', 'text/html'); res.end('<p>hi</p>'); } },
+  { name: 'writeContinue on a plain request then end', fast: 'end.fast', handler: (req, res) => { res.writeContinue(); res.end('c'); } },
   { name: 'uniqueHeaders option joins', serverOptions: { uniqueHeaders: ['x-u'] }, fast: 'storeHeader.special', handler: (req, res) => { res.setHeader('X-U', ['a', 'b']); res.end('u'); } },
   { name: 'uniqueHeaders option, plain value', serverOptions: { uniqueHeaders: ['x-u'] }, fast: 'end.fast', handler: (req, res) => { res.setHeader('X-U', 'a'); res.end('u'); } },
   { name: 'request body then response', request: 'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello', fast: 'end.fast', handler: (req, res) => { let b = ''; req.on('data', (d) => { b += d; }); req.on('end', () => res.end('got ' + b)); } },
