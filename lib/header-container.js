@@ -5,6 +5,8 @@
 // literal, have no inherited or enumerable extras, so Node's readers
 // (`for…in`, ObjectKeys, `headers[key]`) see the same thing.
 
+const { RE_TOKEN, RE_INVALID_VALUE } = require('./http-rules');
+
 class OutgoingHeaders {}
 Object.setPrototypeOf(OutgoingHeaders.prototype, null);
 delete OutgoingHeaders.prototype.constructor;
@@ -26,4 +28,22 @@ function makeContainerCreator(adapter, original) {
   };
 }
 
-module.exports = { OutgoingHeaders, makeContainerCreator };
+// setHeader with the common case inline: a valid token name and a string
+// (strictly valid) or number value is stored exactly as Node stores it;
+// everything else, errors included, goes through Node's own setHeader.
+function makeSetHeader(adapter, original) {
+  const { kOutHeaders } = adapter;
+  const slow = makeContainerCreator(adapter, original);
+  return function setHeader(name, value) {
+    if (this._header || typeof name !== 'string' || !RE_TOKEN.test(name) ||
+        (typeof value === 'string' ? RE_INVALID_VALUE.test(value) : typeof value !== 'number')) {
+      return slow.call(this, name, value);
+    }
+    let headers = this[kOutHeaders];
+    if (headers === null) this[kOutHeaders] = headers = new OutgoingHeaders();
+    headers[name.toLowerCase()] = [name, value];
+    return this;
+  };
+}
+
+module.exports = { OutgoingHeaders, makeContainerCreator, makeSetHeader };

@@ -6,7 +6,7 @@
 const http = require('http');
 const { makeEnd } = require('./server-end');
 const { makeStoreHeader } = require('./store-header');
-const { makeContainerCreator } = require('./header-container');
+const { makeContainerCreator, makeSetHeader } = require('./header-container');
 const { headersSymbol, makeGetHeaders } = require('./http2-compat');
 
 function plan(adapter) {
@@ -17,9 +17,8 @@ function plan(adapter) {
     { target: res, owner: 'ServerResponse', name: 'end', make: (orig) => makeEnd(adapter, orig, res) },
   ];
   if (!adapter.hasFastHeaderContainer) {
-    for (const name of ['setHeader', 'appendHeader']) {
-      patches.push({ target: out, owner: 'OutgoingMessage', name, make: (orig) => makeContainerCreator(adapter, orig) });
-    }
+    patches.push({ target: out, owner: 'OutgoingMessage', name: 'setHeader', make: (orig) => makeSetHeader(adapter, orig) });
+    patches.push({ target: out, owner: 'OutgoingMessage', name: 'appendHeader', make: (orig) => makeContainerCreator(adapter, orig) });
   }
   if (adapter.major < 26) {
     const { Http2ServerResponse } = require('http2');

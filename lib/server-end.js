@@ -10,6 +10,7 @@
 const net = require('net');
 const stats = require('./stats');
 const { makeFinisher } = require('./finish');
+const { makeImplicitHeader } = require('./implicit-header');
 
 function makeEnd(adapter, original, proto) {
   const { kCorked } = adapter;
@@ -17,6 +18,8 @@ function makeEnd(adapter, original, proto) {
   const stockImplicitHeader = proto._implicitHeader;
   const stockSend = proto._send;
   const stockWriteRaw = proto._writeRaw;
+  const stockWriteHead = proto.writeHead;
+  const implicitHeader = makeImplicitHeader(adapter, stockWriteHead);
 
   // Why the fast path cannot take this call, or '' when it can.
   function refusal(res, socket) {
@@ -69,7 +72,8 @@ function makeEnd(adapter, original, proto) {
         isString ? Buffer.byteLength(chunk, encoding) : chunk.byteLength;
       // Node corks around the head render; a throw leaves the socket corked.
       socket.cork();
-      this._implicitHeader();
+      if (this.writeHead === stockWriteHead) implicitHeader(this);
+      else this._implicitHeader(); // a hooked writeHead (on-headers and the like) must run
       socket.uncork();
     } else if (this._headerSent) {
       stats.count('end.fallback.headerSent');

@@ -11,12 +11,7 @@
 const { dateHeaderLine } = require('./date-cache');
 const stats = require('./stats');
 
-const RE_CONN_CLOSE = /(?:^|\W)close(?:$|\W)/i;
-// Node's _http_common checks: a header name token, and a strictly valid value
-// (a strictly valid value is valid in lenient mode too).
-const RE_TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
-const RE_INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
-const RE_TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i;
+const { RE_TOKEN, RE_INVALID_VALUE, RE_CONN_CLOSE, RE_TE_CHUNKED } = require('./http-rules');
 
 function makeStoreHeader(adapter, original) {
   const { kOutHeaders, kUniqueHeaders, keepAliveMaxInt } = adapter;

@@ -74,7 +74,10 @@ function runOnce(scenario) {
       const i = index++;
       recordEvents(res, events, i);
       res.on('close', () => {
-        if (++closes === expected) setTimeout(finish, scenario.settle ?? 30);
+        if (++closes === expected) {
+          lastData = Date.now(); // wait at least `quiet` ms after the last response
+          settle();
+        }
       });
       try {
         scenario.handler(req, res, t, i);
@@ -86,6 +89,15 @@ function runOnce(scenario) {
     server.on('connection', (socket) => instrumentSocket(socket, counts));
     const chunks = [];
     let client;
+    let lastData = Date.now();
+    // Finishes once the client has had no data for `quiet` ms (a large body
+    // may still be in flight when the last response emits 'close').
+    const quiet = scenario.settle ?? 30;
+    function settle() {
+      const idle = Date.now() - lastData;
+      if (idle >= quiet) finish();
+      else setTimeout(settle, quiet - idle);
+    }
     const timer = setTimeout(finish, scenario.timeout ?? 1500);
     function finish() {
       if (finished) return;
@@ -113,7 +125,7 @@ function runOnce(scenario) {
           client.write(requests.join(''));
         }
       });
-      client.on('data', (d) => chunks.push(d));
+      client.on('data', (d) => { chunks.push(d); lastData = Date.now(); });
       client.on('end', () => setTimeout(finish, 10));
       client.on('error', () => {});
     });

@@ -151,7 +151,7 @@ const scenarios = [
   { name: 'setHeader after end throws HEADERS_SENT', fast: 'end.fast', handler: (req, res, t) => { res.end('x'); t.try('setHeader', () => res.setHeader('X', '1')); t.try('removeHeader', () => res.removeHeader('X')); t.try('appendHeader', () => res.appendHeader('X', '1')); t.try('writeHead', () => res.writeHead(200)); } },
   { name: 'state snapshots through the lifecycle', fast: 'end.fast', handler: (req, res, t) => { res.on('finish', () => t.snapshot('finish', res)); res.on('prefinish', () => t.snapshot('prefinish', res)); res.on('close', () => t.snapshot('close', res)); res.setHeader('X', '1'); t.snapshot('before', res); res.end('x'); t.snapshot('returned', res); } },
   { name: 'end returns this', fast: 'end.fast', handler: (req, res, t) => t.log('same', res.end('r') === res) },
-  { name: 'new ServerResponse without socket', handler: (req, res, t) => { const http = require('http'); const r = new http.ServerResponse(req); r.on('finish', () => t.log('fake finish')); r.setHeader('X', '1'); t.try('end', () => r.end('fake')); t.log('outputData', r.outputData.map((o) => String(o.data))); t.snapshot('fake', r); res.end('real'); } },
+  { name: 'new ServerResponse without socket', handler: (req, res, t) => { const http = require('http'); const fakeReq = new http.IncomingMessage(null); fakeReq.method = 'GET'; fakeReq.httpVersionMajor = 1; fakeReq.httpVersionMinor = 1; const r = new http.ServerResponse(fakeReq); r.on('finish', () => t.log('fake finish')); r.setHeader('X', '1'); t.try('end', () => r.end('fake')); t.log('outputData', r.outputData.map((o) => String(o.data))); t.snapshot('fake', r); res.end('real'); } },
 ];
 
 module.exports = { scenarios, GET, HEAD };
