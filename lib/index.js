@@ -1,6 +1,7 @@
 'use strict';
 // http-fastpath: require() it (or `node -r http-fastpath`) and Node's http
-// module is patched in place. HTTP_FASTPATH=0 turns it off; an unsupported
+// module is patched in place. HTTP_FASTPATH=0 turns it off, =verify renders
+// every head both ways and writes Node's (lib/verify.js); an unsupported
 // Node or an addon that does not load leaves Node stock with one warning.
 
 const { makeAdapter, SUPPORTED } = require('./adapters');
@@ -54,7 +55,7 @@ function prepare() {
 function install() {
   if (state.installed) return true;
   if (!prepare()) return false;
-  state.patches = patch.plan(state.adapter);
+  state.patches = patch.plan(state.adapter, { verify: process.env.HTTP_FASTPATH === 'verify' });
   patch.apply(state.patches);
   state.installed = true;
   state.disabledReason = null;
@@ -76,6 +77,8 @@ function status() {
     supported: SUPPORTED.includes(Number(process.versions.node.split('.')[0])),
     nativeLoaded: Boolean(state.native),
     active: state.installed,
+    mode: process.env.HTTP_FASTPATH === 'verify' ? 'verify' : 'fast',
+    verified: state.installed && state.patches[0].replacement.stats ? state.patches[0].replacement.stats() : undefined,
     disabledReason: state.disabledReason,
     patched: state.installed ? state.patches.map((p) => `${p.owner}.prototype.${p.name}`) : [],
     stats: stats.snapshot(),

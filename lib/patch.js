@@ -8,10 +8,18 @@ const { makeEnd } = require('./server-end');
 const { makeStoreHeader } = require('./store-header');
 const { makeContainerCreator, makeSetHeader } = require('./header-container');
 const { headersSymbol, makeGetHeaders } = require('./http2-compat');
+const { makeVerifyingStoreHeader } = require('./verify');
 
-function plan(adapter) {
+function plan(adapter, { verify = false } = {}) {
   const out = http.OutgoingMessage.prototype;
   const res = http.ServerResponse.prototype;
+  if (verify) {
+    // Stock writes everywhere; every head is rendered both ways and compared.
+    return [{
+      target: out, owner: 'OutgoingMessage', name: '_storeHeader',
+      make: (orig) => makeVerifyingStoreHeader(makeStoreHeader(adapter, orig).render, orig),
+    }];
+  }
   const patches = [
     { target: out, owner: 'OutgoingMessage', name: '_storeHeader', make: (orig) => makeStoreHeader(adapter, orig) },
     { target: res, owner: 'ServerResponse', name: 'end', make: (orig) => makeEnd(adapter, orig, res) },

@@ -77,70 +77,80 @@ function makeStoreHeader(adapter, original) {
     return text;
   }
 
-  return function _storeHeader(firstLine, headers) {
+  // Renders the head into msg._header exactly as Node's _storeHeader would
+  // and returns true, or returns false (having set only fields Node will set
+  // to the same values) when the call must go to Node.
+  function render(msg, firstLine, headers) {
     const seen = { connection: false, contLen: false, te: false, date: false };
     let header = firstLine;
-    if (headers === this[kOutHeaders] && headers) {
+    if (headers === msg[kOutHeaders] && headers) {
       for (const key in headers) {
         const entry = headers[key];
-        const text = renderEntry(this, key, entry[0], entry[1], seen);
+        const text = renderEntry(msg, key, entry[0], entry[1], seen);
         if (text === null) {
           stats.count('storeHeader.special');
-          return original.call(this, firstLine, headers);
+          return false;
         }
         header += text;
       }
     } else if (headers) {
-      const text = Array.isArray(headers) ? null : renderObject(this, headers, seen);
+      const text = Array.isArray(headers) ? null : renderObject(msg, headers, seen);
       if (text === null) {
         stats.count('storeHeader.validated');
-        return original.call(this, firstLine, headers);
+        return false;
       }
       header += text;
     }
 
-    if (this.sendDate && !seen.date) header += dateHeaderLine();
+    if (msg.sendDate && !seen.date) header += dateHeaderLine();
 
-    if (this.chunkedEncoding && (this.statusCode === 204 || this.statusCode === 304)) {
-      this.chunkedEncoding = false;
-      this.shouldKeepAlive = false;
+    if (msg.chunkedEncoding && (msg.statusCode === 204 || msg.statusCode === 304)) {
+      msg.chunkedEncoding = false;
+      msg.shouldKeepAlive = false;
     }
 
-    if (this._removedConnection) {
-      this._last = !this.shouldKeepAlive;
+    if (msg._removedConnection) {
+      msg._last = !msg.shouldKeepAlive;
     } else if (!seen.connection) {
-      const keepAlive = this.shouldKeepAlive &&
-        (seen.contLen || this.useChunkedEncodingByDefault || this.agent);
-      if (keepAlive && this.maxRequestsOnConnectionReached) {
+      const keepAlive = msg.shouldKeepAlive &&
+        (seen.contLen || msg.useChunkedEncodingByDefault || msg.agent);
+      if (keepAlive && msg.maxRequestsOnConnectionReached) {
         header += 'Connection: close\r\n';
       } else if (keepAlive) {
-        header += this._keepAliveTimeout && this._defaultKeepAlive ?
-          keepAliveLines(this) : 'Connection: keep-alive\r\n';
+        header += msg._keepAliveTimeout && msg._defaultKeepAlive ?
+          keepAliveLines(msg) : 'Connection: keep-alive\r\n';
       } else {
-        this._last = true;
+        msg._last = true;
         header += 'Connection: close\r\n';
       }
     }
 
     if (!seen.contLen && !seen.te) {
-      if (!this._hasBody) {
-        this.chunkedEncoding = false;
-      } else if (!this.useChunkedEncodingByDefault) {
-        this._last = true;
-      } else if (!this._removedContLen && typeof this._contentLength === 'number') {
-        header += 'Content-Length: ' + this._contentLength + '\r\n';
-      } else if (!this._removedTE) {
+      if (!msg._hasBody) {
+        msg.chunkedEncoding = false;
+      } else if (!msg.useChunkedEncodingByDefault) {
+        msg._last = true;
+      } else if (!msg._removedContLen && typeof msg._contentLength === 'number') {
+        header += 'Content-Length: ' + msg._contentLength + '\r\n';
+      } else if (!msg._removedTE) {
         header += 'Transfer-Encoding: chunked\r\n';
-        this.chunkedEncoding = true;
+        msg.chunkedEncoding = true;
       } else {
-        this._last = true;
+        msg._last = true;
       }
     }
 
-    this._header = header + '\r\n';
-    this._headerSent = false;
+    msg._header = header + '\r\n';
+    msg._headerSent = false;
     stats.count('storeHeader.fast');
+    return true;
+  }
+
+  const storeHeader = function _storeHeader(firstLine, headers) {
+    if (!render(this, firstLine, headers)) return original.call(this, firstLine, headers);
   };
+  storeHeader.render = render;
+  return storeHeader;
 }
 
 // Node's matchHeader for a lowercase name of length 4-17. Returns false for
