@@ -81,7 +81,7 @@ pub fn deliver(bytes: &[u8], out: Option<&mut [u8]>) -> Result<Either<u32, Buffe
 /// array `[name0, value0, name1, value1, …]` of strings; `body` is a string
 /// (UTF-8), a Buffer/Uint8Array, or undefined. With `out`, the message is
 /// copied into it and the byte count returned; without, a new Buffer is returned.
-#[napi(js_name = "buildHttpMessage")]
+#[napi(js_name = "buildHttpMessage", catch_unwind)]
 pub fn build_http_message(
     env: Env,
     first_line: Unknown,

@@ -128,7 +128,7 @@ impl HeaderStore {
     }
 
     /// Stores `name: value` (both strings, latin1), replacing any header of the same name.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn set(&mut self, env: Env, name: Unknown, value: Unknown) -> Result<()> {
         self.load_name(&env, &name)?;
         self.value.clear();
@@ -137,19 +137,19 @@ impl HeaderStore {
         Ok(())
     }
 
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn get(&mut self, env: Env, name: Unknown) -> Result<Option<String>> {
         self.load_name(&env, &name)?;
         Ok(self.inner.get(&self.name).map(|v| v.iter().map(|&b| b as char).collect()))
     }
 
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn has(&mut self, env: Env, name: Unknown) -> Result<bool> {
         self.load_name(&env, &name)?;
         Ok(self.inner.get(&self.name).is_some())
     }
 
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn remove(&mut self, env: Env, name: Unknown) -> Result<bool> {
         self.load_name(&env, &name)?;
         Ok(self.inner.remove(&self.name))
@@ -161,7 +161,7 @@ impl HeaderStore {
     }
 
     /// Renders `firstLine` + every header + blank line [+ body].
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn render(&self, env: Env, first_line: Unknown, body: Option<Unknown>, out: Option<&mut [u8]>) -> Result<Either<u32, Buffer>> {
         let body = js_text::body(&env, body.map(|b| b.raw()))?;
         with_scratch(|msg| {

@@ -9,3 +9,11 @@ pub mod header_store;
 mod js_text;
 pub mod token;
 pub mod validate;
+
+/// Test hook: panics inside a Node-API call. Every export is marked
+/// `catch_unwind`, so the panic reaches JS as an Error instead of aborting
+/// the process; test/native.test.js checks that on each Node version.
+#[napi(js_name = "__panicForTesting", catch_unwind)]
+pub fn panic_for_testing() {
+    panic!("http-fastpath: deliberate test panic");
+}

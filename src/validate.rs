@@ -19,13 +19,13 @@ fn with_units<T>(env: &Env, value: &Unknown, f: impl FnOnce(&[u16]) -> T) -> Res
 }
 
 /// `isHttpToken(name)`: what Node's `checkIsHttpToken` accepts.
-#[napi(js_name = "isHttpToken")]
+#[napi(js_name = "isHttpToken", catch_unwind)]
 pub fn is_http_token(env: Env, name: Unknown) -> Result<bool> {
     with_units(&env, &name, token::is_token)
 }
 
 /// `hasInvalidHeaderChar(value, lenient?)`: Node's `checkInvalidHeaderChar`.
-#[napi(js_name = "hasInvalidHeaderChar")]
+#[napi(js_name = "hasInvalidHeaderChar", catch_unwind)]
 pub fn has_invalid_header_char(env: Env, value: Unknown, lenient: Option<bool>) -> Result<bool> {
     with_units(&env, &value, |u| token::has_invalid_value_char(u, lenient.unwrap_or(false)))
 }

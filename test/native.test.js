@@ -126,3 +126,8 @@ test('hasInvalidHeaderChar agrees with Node on every UTF-16 code unit (strict an
   }
   assert.strictEqual(hasInvalidHeaderChar('😀'), true, 'surrogate pairs are above 0xff');
 });
+
+test('a Rust panic reaches JS as an Error and the process lives on', () => {
+  assert.throws(() => native.__panicForTesting(), /deliberate test panic/);
+  assert.deepStrictEqual(buildHttpMessage('A\r\n', []), Buffer.from('A\r\n\r\n'));
+});
