@@ -4,7 +4,7 @@
 //! code unit, as Node writes a head that is not prefixed to a utf8 body); a
 //! string body is UTF-8.
 
-use crate::js_text::{self, Body};
+use crate::js_text;
 use napi::bindgen_prelude::{Array, Buffer, Either, JsObjectValue, Unknown};
 use napi::{sys, Env, JsValue, Result};
 use std::cell::RefCell;
@@ -104,11 +104,7 @@ pub fn build_http_message(
             msg.extend_from_slice(if i % 2 == 0 { b": " } else { b"\r\n" });
         }
         msg.extend_from_slice(b"\r\n");
-        match body {
-            Body::None => {}
-            Body::Text(text) => js_text::push_utf8(&env, text, msg)?,
-            Body::Bytes(bytes) => msg.extend_from_slice(bytes),
-        }
+        js_text::push_body(&env, body, msg)?;
         deliver(msg, out)
     })
 }
@@ -157,6 +153,27 @@ mod tests {
         let pairs: Vec<(&[u8], &[u8])> = names.iter().zip(&values).map(|(n, v)| (n.as_bytes(), v.as_bytes())).collect();
         let refs: Vec<(&str, &str)> = names.iter().zip(&values).map(|(n, v)| (n.as_str(), v.as_str())).collect();
         assert_eq!(build_message(b"HTTP/1.1 404 Not Found\r\n", &pairs, b"x"), reference("HTTP/1.1 404 Not Found\r\n", &refs, "x"));
+    }
+
+    #[test]
+    fn randomized_messages_match_the_reference() {
+        let mut state: u64 = 42;
+        let mut next = move || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) as usize
+        };
+        for _ in 0..20_000 {
+            let text = |next: &mut dyn FnMut() -> usize, max: usize| -> String {
+                (0..next() % max).map(|_| char::from(b' ' + (next() % 95) as u8)).collect()
+            };
+            let count = next() % 12;
+            let names: Vec<String> = (0..count).map(|_| text(&mut next, 16)).collect();
+            let values: Vec<String> = (0..count).map(|_| text(&mut next, 64)).collect();
+            let body = text(&mut next, 200);
+            let pairs: Vec<(&[u8], &[u8])> = names.iter().zip(&values).map(|(n, v)| (n.as_bytes(), v.as_bytes())).collect();
+            let refs: Vec<(&str, &str)> = names.iter().zip(&values).map(|(n, v)| (n.as_str(), v.as_str())).collect();
+            assert_eq!(build_message(b"HTTP/1.1 200 OK\r\n", &pairs, body.as_bytes()), reference("HTTP/1.1 200 OK\r\n", &refs, &body));
+        }
     }
 
     #[test]

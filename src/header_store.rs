@@ -168,11 +168,7 @@ impl HeaderStore {
             js_text::push_latin1(&env, first_line.raw(), msg)?;
             self.inner.render_lines(msg);
             msg.extend_from_slice(b"\r\n");
-            match body {
-                js_text::Body::None => {}
-                js_text::Body::Text(text) => js_text::push_utf8(&env, text, msg)?,
-                js_text::Body::Bytes(bytes) => msg.extend_from_slice(bytes),
-            }
+            js_text::push_body(&env, body, msg)?;
             deliver(msg, out)
         })
     }

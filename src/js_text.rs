@@ -58,6 +58,18 @@ fn push_with(env: &Env, value: sys::napi_value, out: &mut Vec<u8>, get: Getter) 
     Ok(())
 }
 
+/// Appends a body: UTF-8 for a string, the bytes for a Uint8Array.
+pub fn push_body(env: &Env, body: Body, out: &mut Vec<u8>) -> Result<()> {
+    match body {
+        Body::None => Ok(()),
+        Body::Text(text) => push_utf8(env, text, out),
+        Body::Bytes(bytes) => {
+            out.extend_from_slice(bytes);
+            Ok(())
+        }
+    }
+}
+
 /// Reads a JS string into UTF-16 code units (for validation, which is defined on code units).
 pub fn utf16(env: &Env, value: sys::napi_value, out: &mut Vec<u16>) -> Result<()> {
     out.clear();

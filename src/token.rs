@@ -83,6 +83,42 @@ mod tests {
         }
     }
 
+    /// A tiny deterministic generator, so the randomized tests need no extra crate.
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self) -> u32 {
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (self.0 >> 33) as u32
+        }
+        fn units(&mut self, max_len: u32, max_unit: u32) -> Vec<u16> {
+            let len = self.next() % max_len;
+            (0..len).map(|_| (self.next() % max_unit) as u16).collect()
+        }
+    }
+
+    /// Plain restatements of Node's regexes, written independently of the tables.
+    fn reference_token(s: &[u16]) -> bool {
+        !s.is_empty()
+            && s.iter().all(|&u| {
+                char::from_u32(u32::from(u)).is_some_and(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+            })
+    }
+    fn reference_invalid(s: &[u16], lenient: bool) -> bool {
+        s.iter().any(|&u| if lenient { u > 0xff || u == 0 || u == 10 || u == 13 } else { !(u == 9 || (32..127).contains(&u) || (128..256).contains(&u)) })
+    }
+
+    #[test]
+    fn randomized_against_reference() {
+        let mut rng = Lcg(0x5eed);
+        for _ in 0..200_000 {
+            let max_unit = [128, 256, 0x10000][(rng.next() % 3) as usize];
+            let s = rng.units(24, max_unit);
+            assert_eq!(is_token(&s), reference_token(&s), "{s:?}");
+            assert_eq!(has_invalid_value_char(&s, false), reference_invalid(&s, false), "{s:?}");
+            assert_eq!(has_invalid_value_char(&s, true), reference_invalid(&s, true), "{s:?}");
+        }
+    }
+
     #[test]
     fn lenient_values() {
         assert!(!has_invalid_value_char(&u16s("\x7f\x01\x1f"), true));
