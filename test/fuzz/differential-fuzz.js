@@ -46,6 +46,8 @@ function runCases(cases, concurrency) {
       const emit = res.emit;
       res.emit = function (ev, ...a) { if (ev !== 'unpipe') out.events.push(String(ev)); return emit.call(this, ev, ...a); };
       res.on('error', () => {});
+      const socket = req.socket;
+      res.on('close', () => { out.resClosedAt = Date.now(); out.serverBytes = socket.bytesWritten; });
       for (const op of c.ops) {
         try {
           const v = apply(res, op);
@@ -54,8 +56,10 @@ function runCases(cases, concurrency) {
           out.ops.push(describeError(err));
         }
       }
-      // A response the program left open is cut off, the same way in both runs.
-      setTimeout(() => { if (!res.writableFinished) res.socket?.destroy(); }, 20);
+      // A response the program did not end is cut off at once, the same way in
+      // both runs (no timer: a loaded machine must not change the outcome).
+      if (!res.writableEnded) res.socket?.destroy();
+      out.handled = true;
     });
     server.listen(0, '127.0.0.1', () => {
       const port = server.address().port;
@@ -78,11 +82,23 @@ function runCases(cases, concurrency) {
             if (next < cases.length) start();
             else if (active === 0) { server.close(); resolve(results); }
           };
-          // Wait for the server to close, or for quiet after the response.
-          let quiet = null;
-          const timer = setTimeout(finish, 400);
-          sock.on('data', (d) => { results[i].bytes.push(d); clearTimeout(quiet); quiet = setTimeout(finish, 60); });
-          sock.on('close', finish);
+          // Done when the server has run the program and the connection closed,
+          // or the response emitted 'close', the client has every byte the
+          // server's socket took, and then stayed quiet for 30 ms; 10 s at most.
+          let last = Date.now();
+          let received = 0;
+          const started = last;
+          const check = () => {
+            if (results[i].done) return;
+            const r = results[i];
+            const settled = r.handled && (r.closed || (r.resClosedAt !== undefined &&
+              received >= r.serverBytes && Date.now() - Math.max(last, r.resClosedAt) >= 30));
+            if (settled || Date.now() - started > 10000) finish();
+            else timer = setTimeout(check, 20);
+          };
+          let timer = setTimeout(check, 20);
+          sock.on('data', (d) => { results[i].bytes.push(d); received += d.length; last = Date.now(); });
+          sock.on('close', () => { results[i].closed = true; last = Date.now(); });
           sock.on('error', () => {});
         }
       };
