@@ -112,18 +112,21 @@ function observe(r) {
 }
 
 async function fuzz({ cases: count, seed, concurrency = 16, onDifference = () => {} }) {
-  const cases = [];
-  for (let i = 0; i < count; i++) cases.push(makeCase(seed + i));
+  // Each run gets freshly generated cases: Node mutates values in place
+  // (appendHeader pushes into arrays, even nested ones), so nothing may be shared.
+  const generate = () => Array.from({ length: count }, (_, i) => makeCase(seed + i));
+  const cases = generate();
   fastpath.uninstall();
   const stock = await runCases(cases, concurrency);
   fastpath.install();
-  const patched = await runCases(cases, concurrency);
+  const patched = await runCases(generate(), concurrency);
   const differences = [];
   for (let i = 0; i < count; i++) {
     const a = observe(stock[i]);
     const b = observe(patched[i]);
     if (JSON.stringify(a) !== JSON.stringify(b)) {
-      const d = { seed: cases[i].seed, ops: cases[i].ops, request: cases[i].request, stock: a, patched: b };
+      const fresh = makeCase(cases[i].seed);
+      const d = { seed: fresh.seed, ops: fresh.ops, request: fresh.request, stock: a, patched: b };
       differences.push(d);
       onDifference(d);
     }
