@@ -5,7 +5,7 @@
 // literal, have no inherited or enumerable extras, so Node's readers
 // (`for…in`, ObjectKeys, `headers[key]`) see the same thing.
 
-const { RE_TOKEN, RE_INVALID_VALUE } = require('./http-rules');
+const { isPlainHeader } = require('./http-rules');
 
 class OutgoingHeaders {}
 Object.setPrototypeOf(OutgoingHeaders.prototype, null);
@@ -35,10 +35,7 @@ function makeSetHeader(adapter, original) {
   const { kOutHeaders } = adapter;
   const slow = makeContainerCreator(adapter, original);
   return function setHeader(name, value) {
-    if (this._header || typeof name !== 'string' || !RE_TOKEN.test(name) ||
-        (typeof value === 'string' ? RE_INVALID_VALUE.test(value) : typeof value !== 'number')) {
-      return slow.call(this, name, value);
-    }
+    if (this._header || !isPlainHeader(name, value)) return slow.call(this, name, value);
     let headers = this[kOutHeaders];
     if (headers === null) this[kOutHeaders] = headers = new OutgoingHeaders();
     headers[name.toLowerCase()] = [name, value];

@@ -10,4 +10,11 @@ const RE_INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const RE_CONN_CLOSE = /(?:^|\W)close(?:$|\W)/i;
 const RE_TE_CHUNKED = /(?:^|\W)chunked(?:$|\W)/i;
 
-module.exports = { RE_TOKEN, RE_INVALID_VALUE, RE_CONN_CLOSE, RE_TE_CHUNKED };
+// The common case every fast path takes: a token name and a strictly valid
+// string or a number value (Node stores and renders both exactly as given).
+function isPlainHeader(name, value) {
+  return typeof name === 'string' && RE_TOKEN.test(name) &&
+    (typeof value === 'string' ? !RE_INVALID_VALUE.test(value) : typeof value === 'number');
+}
+
+module.exports = { RE_INVALID_VALUE, RE_CONN_CLOSE, RE_TE_CHUNKED, isPlainHeader };

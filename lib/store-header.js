@@ -11,7 +11,7 @@
 const { dateHeaderLine } = require('./date-cache');
 const stats = require('./stats');
 
-const { RE_TOKEN, RE_INVALID_VALUE, RE_CONN_CLOSE, RE_TE_CHUNKED } = require('./http-rules');
+const { RE_CONN_CLOSE, RE_TE_CHUNKED, isPlainHeader } = require('./http-rules');
 
 function makeStoreHeader(adapter, original) {
   const { kOutHeaders, kUniqueHeaders, keepAliveMaxInt } = adapter;
@@ -64,12 +64,7 @@ function makeStoreHeader(adapter, original) {
     for (const name in headers) {
       if (!Object.prototype.hasOwnProperty.call(headers, name)) continue;
       const value = headers[name];
-      if (!RE_TOKEN.test(name)) return null;
-      if (typeof value === 'string') {
-        if (RE_INVALID_VALUE.test(value)) return null;
-      } else if (typeof value !== 'number') {
-        return null;
-      }
+      if (!isPlainHeader(name, value)) return null;
       const line = renderEntry(msg, name.length >= 4 && name.length <= 19 ? name.toLowerCase() : name, name, value, seen);
       if (line === null) return null;
       text += line;
