@@ -21,7 +21,10 @@ pub fn push_header_line(out: &mut Vec<u8>, name: &[u8], value: &[u8]) {
 /// Builds a whole message from byte slices (the plain-Rust core of `buildHttpMessage`).
 pub fn build_message(first_line: &[u8], headers: &[(&[u8], &[u8])], body: &[u8]) -> Vec<u8> {
     let size = first_line.len()
-        + headers.iter().map(|(n, v)| n.len() + v.len() + 4).sum::<usize>()
+        + headers
+            .iter()
+            .map(|(n, v)| n.len() + v.len() + 4)
+            .sum::<usize>()
         + 2
         + body.len();
     let mut out = Vec::with_capacity(size);
@@ -55,23 +58,25 @@ pub fn with_scratch<T>(fill: impl FnOnce(&mut Vec<u8>) -> Result<T>) -> Result<T
     })
 }
 
+/// Copies `bytes` to the front of `out`; `Err(needed)` when `out` is too small.
+pub fn copy_into(bytes: &[u8], out: &mut [u8]) -> std::result::Result<usize, usize> {
+    let dest = out.get_mut(..bytes.len()).ok_or(bytes.len())?;
+    dest.copy_from_slice(bytes);
+    Ok(bytes.len())
+}
+
 /// Copies `bytes` into `out` (when given) and returns the byte count, or
 /// returns a new Buffer holding them.
 pub fn deliver(bytes: &[u8], out: Option<&mut [u8]>) -> Result<Either<u32, Buffer>> {
     match out {
-        Some(out) => {
-            if out.len() < bytes.len() {
-                return Err(napi::Error::new(
-                    napi::Status::InvalidArg,
-                    format!("output buffer too small: {} < {}", out.len(), bytes.len()),
-                ));
-            }
-            out[..bytes.len()].copy_from_slice(bytes);
-            Ok(Either::A(bytes.len() as u32))
-        }
-        None => {
-            Ok(Either::B(Buffer::from(bytes)))
-        }
+        Some(out) => match copy_into(bytes, out) {
+            Ok(n) => Ok(Either::A(n as u32)),
+            Err(needed) => Err(napi::Error::new(
+                napi::Status::InvalidArg,
+                format!("output buffer too small: {} < {needed}", out.len()),
+            )),
+        },
+        None => Ok(Either::B(Buffer::from(bytes))),
     }
 }
 
@@ -91,7 +96,10 @@ pub fn build_http_message(
 ) -> Result<Either<u32, Buffer>> {
     let len = headers.len();
     if len % 2 != 0 {
-        return Err(napi::Error::new(napi::Status::InvalidArg, "headers must hold name/value pairs"));
+        return Err(napi::Error::new(
+            napi::Status::InvalidArg,
+            "headers must hold name/value pairs",
+        ));
     }
     let body = js_text::body(&env, body.map(|b| b.raw()))?;
     with_scratch(|msg| {
@@ -111,7 +119,10 @@ pub fn build_http_message(
 
 fn expect_string(env: &Env, value: sys::napi_value) -> Result<()> {
     if js_text::type_of(env, value)? != sys::ValueType::napi_string {
-        return Err(napi::Error::new(napi::Status::StringExpected, "header text must be a string"));
+        return Err(napi::Error::new(
+            napi::Status::StringExpected,
+            "header text must be a string",
+        ));
     }
     Ok(())
 }
@@ -138,41 +149,77 @@ mod tests {
             &[(b"Content-Type", b"text/plain"), (b"Content-Length", b"2")],
             b"hi",
         );
-        assert_eq!(got, reference("HTTP/1.1 200 OK\r\n", &[("Content-Type", "text/plain"), ("Content-Length", "2")], "hi"));
+        assert_eq!(
+            got,
+            reference(
+                "HTTP/1.1 200 OK\r\n",
+                &[("Content-Type", "text/plain"), ("Content-Length", "2")],
+                "hi"
+            )
+        );
     }
 
     #[test]
     fn empty_headers_and_body() {
-        assert_eq!(build_message(b"GET / HTTP/1.1\r\n", &[], b""), b"GET / HTTP/1.1\r\n\r\n".to_vec());
+        assert_eq!(
+            build_message(b"GET / HTTP/1.1\r\n", &[], b""),
+            b"GET / HTTP/1.1\r\n\r\n".to_vec()
+        );
     }
 
     #[test]
     fn many_headers_exact_size() {
         let names: Vec<String> = (0..50).map(|i| format!("X-H{i}")).collect();
         let values: Vec<String> = (0..50).map(|i| "v".repeat(i)).collect();
-        let pairs: Vec<(&[u8], &[u8])> = names.iter().zip(&values).map(|(n, v)| (n.as_bytes(), v.as_bytes())).collect();
-        let refs: Vec<(&str, &str)> = names.iter().zip(&values).map(|(n, v)| (n.as_str(), v.as_str())).collect();
-        assert_eq!(build_message(b"HTTP/1.1 404 Not Found\r\n", &pairs, b"x"), reference("HTTP/1.1 404 Not Found\r\n", &refs, "x"));
+        let pairs: Vec<(&[u8], &[u8])> = names
+            .iter()
+            .zip(&values)
+            .map(|(n, v)| (n.as_bytes(), v.as_bytes()))
+            .collect();
+        let refs: Vec<(&str, &str)> = names
+            .iter()
+            .zip(&values)
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            build_message(b"HTTP/1.1 404 Not Found\r\n", &pairs, b"x"),
+            reference("HTTP/1.1 404 Not Found\r\n", &refs, "x")
+        );
     }
 
     #[test]
     fn randomized_messages_match_the_reference() {
         let mut state: u64 = 42;
         let mut next = move || {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (state >> 33) as usize
         };
         for _ in 0..20_000 {
             let text = |next: &mut dyn FnMut() -> usize, max: usize| -> String {
-                (0..next() % max).map(|_| char::from(b' ' + (next() % 95) as u8)).collect()
+                (0..next() % max)
+                    .map(|_| char::from(b' ' + (next() % 95) as u8))
+                    .collect()
             };
             let count = next() % 12;
             let names: Vec<String> = (0..count).map(|_| text(&mut next, 16)).collect();
             let values: Vec<String> = (0..count).map(|_| text(&mut next, 64)).collect();
             let body = text(&mut next, 200);
-            let pairs: Vec<(&[u8], &[u8])> = names.iter().zip(&values).map(|(n, v)| (n.as_bytes(), v.as_bytes())).collect();
-            let refs: Vec<(&str, &str)> = names.iter().zip(&values).map(|(n, v)| (n.as_str(), v.as_str())).collect();
-            assert_eq!(build_message(b"HTTP/1.1 200 OK\r\n", &pairs, body.as_bytes()), reference("HTTP/1.1 200 OK\r\n", &refs, &body));
+            let pairs: Vec<(&[u8], &[u8])> = names
+                .iter()
+                .zip(&values)
+                .map(|(n, v)| (n.as_bytes(), v.as_bytes()))
+                .collect();
+            let refs: Vec<(&str, &str)> = names
+                .iter()
+                .zip(&values)
+                .map(|(n, v)| (n.as_str(), v.as_str()))
+                .collect();
+            assert_eq!(
+                build_message(b"HTTP/1.1 200 OK\r\n", &pairs, body.as_bytes()),
+                reference("HTTP/1.1 200 OK\r\n", &refs, &body)
+            );
         }
     }
 
@@ -185,5 +232,84 @@ mod tests {
         .unwrap();
         let len = with_scratch(|v| Ok(v.len())).unwrap();
         assert_eq!(len, 0);
+    }
+
+    /// Property tests (proptest, with shrinking): any bytes at all — CR, LF,
+    /// NUL, high bytes, empty parts, many headers — must come out exactly as
+    /// the plain concatenation, and the scratch/deliver plumbing must never
+    /// index out of bounds.
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        fn concat(first: &[u8], headers: &[(Vec<u8>, Vec<u8>)], body: &[u8]) -> Vec<u8> {
+            let mut parts: Vec<&[u8]> = vec![first];
+            for (n, v) in headers {
+                parts.extend([
+                    n.as_slice(),
+                    b": ".as_slice(),
+                    v.as_slice(),
+                    b"\r\n".as_slice(),
+                ]);
+            }
+            parts.push(b"\r\n");
+            parts.push(body);
+            parts.concat()
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+
+            #[test]
+            fn message_is_the_plain_concatenation(
+                first in proptest::collection::vec(any::<u8>(), 0..64),
+                headers in proptest::collection::vec(
+                    (proptest::collection::vec(any::<u8>(), 0..24), proptest::collection::vec(any::<u8>(), 0..300)), 0..40),
+                body in proptest::collection::vec(any::<u8>(), 0..5000),
+            ) {
+                let pairs: Vec<(&[u8], &[u8])> = headers.iter().map(|(n, v)| (n.as_slice(), v.as_slice())).collect();
+                let got = build_message(&first, &pairs, &body);
+                prop_assert_eq!(got, concat(&first, &headers, &body));
+            }
+
+            #[test]
+            fn copy_into_copies_or_refuses(len in 0usize..600, room in 0usize..700) {
+                let bytes: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
+                let mut out = vec![0xAAu8; room];
+                match copy_into(&bytes, &mut out) {
+                    Ok(n) => {
+                        prop_assert!(room >= len);
+                        prop_assert_eq!(n, len);
+                        prop_assert_eq!(&out[..len], &bytes[..]);
+                        prop_assert!(out[len..].iter().all(|&b| b == 0xAA), "bytes past the message were touched");
+                    }
+                    Err(needed) => {
+                        prop_assert!(room < len);
+                        prop_assert_eq!(needed, len);
+                        prop_assert!(out.iter().all(|&b| b == 0xAA), "a refused copy wrote bytes");
+                    }
+                }
+            }
+        }
+
+        proptest! {
+            // Few cases: each may fill megabytes.
+            #![proptest_config(ProptestConfig::with_cases(64))]
+
+            #[test]
+            fn scratch_starts_empty_whatever_the_last_use_left(sizes in proptest::collection::vec(0usize..(3 << 20), 1..6)) {
+                for size in sizes {
+                    let (was, cap) = with_scratch(|v| {
+                        let was = v.len();
+                        v.resize(size, 7);
+                        Ok((was, v.capacity()))
+                    }).unwrap();
+                    prop_assert_eq!(was, 0);
+                    prop_assert!(cap >= size);
+                    let kept = with_scratch(|v| Ok(v.capacity())).unwrap();
+                    prop_assert!(kept <= 1 << 20, "a huge scratch vector was kept");
+                }
+            }
+        }
     }
 }

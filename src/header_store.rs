@@ -55,7 +55,11 @@ impl Headers {
         let key = lowercase(name);
         let mut line = Vec::with_capacity(name.len() + value.len() + 4);
         crate::builder::push_header_line(&mut line, name, value);
-        let entry = Entry { key, line, name_len: name.len() };
+        let entry = Entry {
+            key,
+            line,
+            name_len: name.len(),
+        };
         match self.find(&entry.key) {
             // Assigning an existing JS property keeps its position.
             Some(i) => self.entries[i] = entry,
@@ -87,13 +91,20 @@ impl Headers {
 
     /// Appends every line in JS enumeration order.
     pub fn render_lines(&self, out: &mut Vec<u8>) {
-        let mut indexed: Vec<(u32, &Entry)> =
-            self.entries.iter().filter_map(|e| array_index(&e.key).map(|n| (n, e))).collect();
+        let mut indexed: Vec<(u32, &Entry)> = self
+            .entries
+            .iter()
+            .filter_map(|e| array_index(&e.key).map(|n| (n, e)))
+            .collect();
         indexed.sort_by_key(|(n, _)| *n);
         for (_, e) in &indexed {
             out.extend_from_slice(&e.line);
         }
-        for e in self.entries.iter().filter(|e| array_index(&e.key).is_none()) {
+        for e in self
+            .entries
+            .iter()
+            .filter(|e| array_index(&e.key).is_none())
+        {
             out.extend_from_slice(&e.line);
         }
     }
@@ -119,7 +130,11 @@ impl Default for HeaderStore {
 impl HeaderStore {
     #[napi(constructor)]
     pub fn new() -> Self {
-        HeaderStore { inner: Headers::default(), name: Vec::new(), value: Vec::new() }
+        HeaderStore {
+            inner: Headers::default(),
+            name: Vec::new(),
+            value: Vec::new(),
+        }
     }
 
     fn load_name(&mut self, env: &Env, name: &Unknown) -> Result<()> {
@@ -140,7 +155,10 @@ impl HeaderStore {
     #[napi(catch_unwind)]
     pub fn get(&mut self, env: Env, name: Unknown) -> Result<Option<String>> {
         self.load_name(&env, &name)?;
-        Ok(self.inner.get(&self.name).map(|v| v.iter().map(|&b| b as char).collect()))
+        Ok(self
+            .inner
+            .get(&self.name)
+            .map(|v| v.iter().map(|&b| b as char).collect()))
     }
 
     #[napi(catch_unwind)]
@@ -162,7 +180,13 @@ impl HeaderStore {
 
     /// Renders `firstLine` + every header + blank line [+ body].
     #[napi(catch_unwind)]
-    pub fn render(&self, env: Env, first_line: Unknown, body: Option<Unknown>, out: Option<&mut [u8]>) -> Result<Either<u32, Buffer>> {
+    pub fn render(
+        &self,
+        env: Env,
+        first_line: Unknown,
+        body: Option<Unknown>,
+        out: Option<&mut [u8]>,
+    ) -> Result<Either<u32, Buffer>> {
         let body = js_text::body(&env, body.map(|b| b.raw()))?;
         with_scratch(|msg| {
             js_text::push_latin1(&env, first_line.raw(), msg)?;
@@ -222,5 +246,126 @@ mod tests {
         assert_eq!(array_index(b"4294967295"), None);
         assert_eq!(array_index(b"01"), None);
         assert_eq!(array_index(b"-1"), None);
+    }
+
+    /// Model-based property test: random set/get/remove sequences against a
+    /// reference written with different data structures (a BTreeMap for
+    /// integer-like keys, a list for the rest), as JS objects behave.
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+        use std::collections::BTreeMap;
+
+        #[derive(Debug, Clone)]
+        enum Op {
+            Set(String, Vec<u8>),
+            Remove(String),
+        }
+
+        fn name() -> impl Strategy<Value = String> {
+            prop_oneof![
+                "[a-cA-C]{1,3}",
+                "(0|[1-9][0-9]{0,2})",
+                "0[0-9]{1,2}",
+                Just("4294967294".to_string()),
+                Just("4294967295".to_string()),
+                "X-[a-zA-Z-]{0,6}",
+            ]
+        }
+
+        fn op() -> impl Strategy<Value = Op> {
+            prop_oneof![
+                3 => (name(), proptest::collection::vec(any::<u8>(), 0..12)).prop_map(|(n, v)| Op::Set(n, v)),
+                1 => name().prop_map(Op::Remove),
+            ]
+        }
+
+        /// JS's canonical array index: "0".."4294967294" written without leading zeros.
+        fn js_index(key: &str) -> Option<u32> {
+            key.parse::<u32>()
+                .ok()
+                .filter(|n| *n != u32::MAX && n.to_string() == key)
+        }
+
+        #[derive(Default)]
+        struct Model {
+            indexed: BTreeMap<u32, (String, Vec<u8>)>,
+            named: Vec<(String, String, Vec<u8>)>,
+        }
+
+        impl Model {
+            fn set(&mut self, name: &str, value: &[u8]) {
+                let key = name.to_ascii_lowercase();
+                if let Some(i) = js_index(&key) {
+                    self.indexed.insert(i, (name.to_string(), value.to_vec()));
+                } else if let Some(slot) = self.named.iter_mut().find(|(k, _, _)| *k == key) {
+                    *slot = (key, name.to_string(), value.to_vec());
+                } else {
+                    self.named.push((key, name.to_string(), value.to_vec()));
+                }
+            }
+            fn remove(&mut self, name: &str) -> bool {
+                let key = name.to_ascii_lowercase();
+                if let Some(i) = js_index(&key) {
+                    return self.indexed.remove(&i).is_some();
+                }
+                let before = self.named.len();
+                self.named.retain(|(k, _, _)| *k != key);
+                before != self.named.len()
+            }
+            fn get(&self, name: &str) -> Option<Vec<u8>> {
+                let key = name.to_ascii_lowercase();
+                match js_index(&key) {
+                    Some(i) => self.indexed.get(&i).map(|(_, v)| v.clone()),
+                    None => self
+                        .named
+                        .iter()
+                        .find(|(k, _, _)| *k == key)
+                        .map(|(_, _, v)| v.clone()),
+                }
+            }
+            fn render(&self) -> Vec<u8> {
+                let lines = self
+                    .indexed
+                    .values()
+                    .map(|(n, v)| (n, v))
+                    .chain(self.named.iter().map(|(_, n, v)| (n, v)));
+                lines
+                    .flat_map(|(n, v)| [n.as_bytes(), b": ", v, b"\r\n"].concat())
+                    .collect()
+            }
+            fn len(&self) -> usize {
+                self.indexed.len() + self.named.len()
+            }
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(3000))]
+
+            #[test]
+            fn store_behaves_like_a_js_object(ops in proptest::collection::vec(op(), 0..40), probe in name()) {
+                let mut store = Headers::default();
+                let mut model = Model::default();
+                for op in &ops {
+                    match op {
+                        Op::Set(n, v) => {
+                            store.set(n.as_bytes(), v);
+                            model.set(n, v);
+                        }
+                        Op::Remove(n) => prop_assert_eq!(store.remove(n.as_bytes()), model.remove(n)),
+                    }
+                    prop_assert_eq!(store.len(), model.len());
+                }
+                prop_assert_eq!(store.get(probe.as_bytes()).map(<[u8]>::to_vec), model.get(&probe));
+                let mut out = Vec::new();
+                store.render_lines(&mut out);
+                prop_assert_eq!(out, model.render());
+            }
+
+            #[test]
+            fn array_index_matches_js(key in prop_oneof!["[0-9]{1,11}", "-?[0-9a]{0,4}", any::<u32>().prop_map(|n| n.to_string())]) {
+                prop_assert_eq!(array_index(key.as_bytes()), js_index(&key));
+            }
+        }
     }
 }

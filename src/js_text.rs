@@ -43,7 +43,13 @@ fn push_with(env: &Env, value: sys::napi_value, out: &mut Vec<u8>, get: Getter) 
     let mut written = 0usize;
     let start = out.len();
     // SAFETY: `start..start+spare` is reserved capacity of `out`.
-    check_status!(get(env.raw(), value, unsafe { out.as_mut_ptr().add(start) }, spare, &mut written))?;
+    check_status!(get(
+        env.raw(),
+        value,
+        unsafe { out.as_mut_ptr().add(start) },
+        spare,
+        &mut written
+    ))?;
     if written + 1 >= spare {
         // Node-API writes at most `spare - 1` bytes plus a NUL: the text may be cut. Ask its size.
         let mut needed = 0usize;
@@ -51,7 +57,13 @@ fn push_with(env: &Env, value: sys::napi_value, out: &mut Vec<u8>, get: Getter) 
         out.reserve(needed + 1);
         spare = out.capacity() - out.len();
         // SAFETY: as above, after reserving `needed + 1` bytes.
-        check_status!(get(env.raw(), value, unsafe { out.as_mut_ptr().add(start) }, spare, &mut written))?;
+        check_status!(get(
+            env.raw(),
+            value,
+            unsafe { out.as_mut_ptr().add(start) },
+            spare,
+            &mut written
+        ))?;
     }
     // SAFETY: Node-API initialised exactly `written` bytes at `start`.
     unsafe { out.set_len(start + written) };
@@ -99,7 +111,9 @@ pub fn type_of(env: &Env, value: sys::napi_value) -> Result<sys::napi_valuetype>
 
 /// Classifies a body argument: undefined/null, a string, or a Uint8Array (Buffer).
 pub fn body<'a>(env: &Env, value: Option<sys::napi_value>) -> Result<Body<'a>> {
-    let Some(value) = value else { return Ok(Body::None) };
+    let Some(value) = value else {
+        return Ok(Body::None);
+    };
     match type_of(env, value)? {
         sys::ValueType::napi_undefined | sys::ValueType::napi_null => Ok(Body::None),
         sys::ValueType::napi_string => Ok(Body::Text(value)),
@@ -108,24 +122,40 @@ pub fn body<'a>(env: &Env, value: Option<sys::napi_value>) -> Result<Body<'a>> {
             // SAFETY: `value` is live in this scope.
             check_status!(unsafe { sys::napi_is_typedarray(env.raw(), value, &mut is_typed) })?;
             if !is_typed {
-                return Err(napi::Error::new(napi::Status::InvalidArg, "body must be a string, Buffer or Uint8Array"));
+                return Err(napi::Error::new(
+                    napi::Status::InvalidArg,
+                    "body must be a string, Buffer or Uint8Array",
+                ));
             }
             let mut kind = 0;
             let mut len = 0usize;
             let mut data = ptr::null_mut();
             check_status!(unsafe {
                 // SAFETY: `value` is a typed array; the out-params are plain locals.
-                sys::napi_get_typedarray_info(env.raw(), value, &mut kind, &mut len, &mut data, ptr::null_mut(), ptr::null_mut())
+                sys::napi_get_typedarray_info(
+                    env.raw(),
+                    value,
+                    &mut kind,
+                    &mut len,
+                    &mut data,
+                    ptr::null_mut(),
+                    ptr::null_mut(),
+                )
             })?;
             if kind != sys::TypedarrayType::uint8_array {
-                return Err(napi::Error::new(napi::Status::InvalidArg, "body must be a Uint8Array"));
+                return Err(napi::Error::new(
+                    napi::Status::InvalidArg,
+                    "body must be a Uint8Array",
+                ));
             }
             if len == 0 || data.is_null() {
                 return Ok(Body::Bytes(&[]));
             }
             // SAFETY: the typed array's backing store stays alive for this call
             // (the value is rooted in the callback scope) and JS cannot run meanwhile.
-            Ok(Body::Bytes(unsafe { std::slice::from_raw_parts(data.cast(), len) }))
+            Ok(Body::Bytes(unsafe {
+                std::slice::from_raw_parts(data.cast(), len)
+            }))
         }
     }
 }

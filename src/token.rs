@@ -37,7 +37,9 @@ pub fn is_token(name: &[u16]) -> bool {
 /// `insecureHTTPParser`/`httpValidation`): only NUL, LF, CR and code units above 0xFF.
 pub fn has_invalid_value_char(value: &[u16], lenient: bool) -> bool {
     if lenient {
-        value.iter().any(|&u| u == 0 || u == 0x0a || u == 0x0d || u > 0xff)
+        value
+            .iter()
+            .any(|&u| u == 0 || u == 0x0a || u == 0x0d || u > 0xff)
     } else {
         value
             .iter()
@@ -55,7 +57,8 @@ mod tests {
 
     #[test]
     fn token_table_matches_node_regex_class() {
-        let allowed = "^_`abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789!#$%&'*+.|~";
+        let allowed =
+            "^_`abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789!#$%&'*+.|~";
         for b in 0u16..=255 {
             let expected = allowed.as_bytes().contains(&(b as u8)) && b < 128;
             assert_eq!(TOKEN[b as usize], expected, "byte {b:#x}");
@@ -75,7 +78,10 @@ mod tests {
 
     #[test]
     fn strict_values() {
-        assert!(!has_invalid_value_char(&u16s("text/html; charset=utf-8"), false));
+        assert!(!has_invalid_value_char(
+            &u16s("text/html; charset=utf-8"),
+            false
+        ));
         assert!(!has_invalid_value_char(&u16s("a\tb é ÿ"), false));
         assert!(!has_invalid_value_char(&u16s(""), false));
         for bad in ["a\rb", "a\nb", "a\0b", "\x7f", "\x1f", "\u{100}", "😀"] {
@@ -87,7 +93,10 @@ mod tests {
     struct Lcg(u64);
     impl Lcg {
         fn next(&mut self) -> u32 {
-            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (self.0 >> 33) as u32
         }
         fn units(&mut self, max_len: u32, max_unit: u32) -> Vec<u16> {
@@ -100,11 +109,18 @@ mod tests {
     fn reference_token(s: &[u16]) -> bool {
         !s.is_empty()
             && s.iter().all(|&u| {
-                char::from_u32(u32::from(u)).is_some_and(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+                char::from_u32(u32::from(u))
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
             })
     }
     fn reference_invalid(s: &[u16], lenient: bool) -> bool {
-        s.iter().any(|&u| if lenient { u > 0xff || u == 0 || u == 10 || u == 13 } else { !(u == 9 || (32..127).contains(&u) || (128..256).contains(&u)) })
+        s.iter().any(|&u| {
+            if lenient {
+                u > 0xff || u == 0 || u == 10 || u == 13
+            } else {
+                !(u == 9 || (32..127).contains(&u) || (128..256).contains(&u))
+            }
+        })
     }
 
     #[test]
@@ -114,8 +130,16 @@ mod tests {
             let max_unit = [128, 256, 0x10000][(rng.next() % 3) as usize];
             let s = rng.units(24, max_unit);
             assert_eq!(is_token(&s), reference_token(&s), "{s:?}");
-            assert_eq!(has_invalid_value_char(&s, false), reference_invalid(&s, false), "{s:?}");
-            assert_eq!(has_invalid_value_char(&s, true), reference_invalid(&s, true), "{s:?}");
+            assert_eq!(
+                has_invalid_value_char(&s, false),
+                reference_invalid(&s, false),
+                "{s:?}"
+            );
+            assert_eq!(
+                has_invalid_value_char(&s, true),
+                reference_invalid(&s, true),
+                "{s:?}"
+            );
         }
     }
 
@@ -124,6 +148,44 @@ mod tests {
         assert!(!has_invalid_value_char(&u16s("\x7f\x01\x1f"), true));
         for bad in ["a\rb", "a\nb", "a\0b", "\u{100}"] {
             assert!(has_invalid_value_char(&u16s(bad), true), "{bad:?}");
+        }
+    }
+
+    /// Property tests over arbitrary UTF-16 code units (lone surrogates too),
+    /// biased toward the ASCII/latin1 edges where the rules change.
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn unit() -> impl Strategy<Value = u16> {
+            prop_oneof![
+                0u16..0x80,
+                0x7fu16..0x101,
+                any::<u16>(),
+                Just(0x09),
+                Just(0x0a),
+                Just(0x0d),
+                Just(0)
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+            #[test]
+            fn validators_match_reference(s in proptest::collection::vec(unit(), 0..40)) {
+                prop_assert_eq!(is_token(&s), reference_token(&s));
+                prop_assert_eq!(has_invalid_value_char(&s, false), reference_invalid(&s, false));
+                prop_assert_eq!(has_invalid_value_char(&s, true), reference_invalid(&s, true));
+            }
+
+            #[test]
+            fn one_bad_unit_anywhere_is_found(prefix in "[a-zA-Z0-9 ]{0,20}", bad in prop_oneof![Just(0u16), Just(10), Just(13), 0x100u16..], suffix in "[a-z ]{0,20}") {
+                let s: Vec<u16> = prefix.encode_utf16().chain([bad]).chain(suffix.encode_utf16()).collect();
+                prop_assert!(has_invalid_value_char(&s, false));
+                prop_assert!(has_invalid_value_char(&s, true));
+                prop_assert!(!is_token(&s));
+            }
         }
     }
 }

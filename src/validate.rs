@@ -27,5 +27,7 @@ pub fn is_http_token(env: Env, name: Unknown) -> Result<bool> {
 /// `hasInvalidHeaderChar(value, lenient?)`: Node's `checkInvalidHeaderChar`.
 #[napi(js_name = "hasInvalidHeaderChar", catch_unwind)]
 pub fn has_invalid_header_char(env: Env, value: Unknown, lenient: Option<bool>) -> Result<bool> {
-    with_units(&env, &value, |u| token::has_invalid_value_char(u, lenient.unwrap_or(false)))
+    with_units(&env, &value, |u| {
+        token::has_invalid_value_char(u, lenient.unwrap_or(false))
+    })
 }
