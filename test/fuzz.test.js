@@ -11,7 +11,7 @@ const seed = Number(process.env.FUZZ_SEED || 20261202);
 const cases = Number(process.env.FUZZ_CASES || 2000);
 
 test(`differential fuzz: ${cases} cases from seed ${seed}`, async () => {
-  const result = await fuzz({ cases, seed, concurrency: 16 });
+  const result = await fuzz({ cases, seed });
   assert.strictEqual(result.cases, cases);
   const first = result.differences[0];
   assert.strictEqual(result.differences.length, 0,

@@ -111,7 +111,7 @@ function observe(r) {
   return { bytes: normaliseDates(Buffer.concat(r.bytes).toString('latin1'), { userDates: true }), events: r.events, ops: r.ops };
 }
 
-async function fuzz({ cases: count, seed, concurrency = 16, onDifference = () => {} }) {
+async function fuzz({ cases: count, seed, concurrency = 64, onDifference = () => {} }) {
   // Each run gets freshly generated cases: Node mutates values in place
   // (appendHeader pushes into arrays, even nested ones), so nothing may be shared.
   const generate = () => Array.from({ length: count }, (_, i) => makeCase(seed + i));
@@ -146,7 +146,7 @@ if (require.main === module) {
     let diffs = 0;
     for (let done = 0; done < total; done += batch) {
       const n = Math.min(batch, total - done);
-      const r = await fuzz({ cases: n, seed: seed + done, concurrency: opt('concurrency', 16),
+      const r = await fuzz({ cases: n, seed: seed + done, concurrency: opt('concurrency', 64),
         onDifference: (d) => console.log(JSON.stringify(d, (k, v) => (v instanceof Uint8Array ? `<bytes ${Buffer.from(v).toString('hex')}>` : v))) });
       diffs += r.differences.length;
       process.stderr.write(`${done + n}/${total} cases, ${diffs} differences\n`);
