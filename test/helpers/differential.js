@@ -174,4 +174,4 @@ async function compare(scenario) {
   return { stock, patched };
 }
 
-module.exports = { compare, runOnce, normaliseDates, describeError, snapshotResponse };
+module.exports = { compare, runOnce, normaliseDates, describeError, snapshotResponse, instrumentSocket };
