@@ -5,8 +5,11 @@
 // no per-header calls and with the Date and Keep-Alive lines cached. Anything
 // unusual (validated header objects/arrays, joined Cookie or unique headers,
 // latin1 content-disposition, Expect, Trailer, exotic value types) is handed
-// to Node's own function, which redoes the whole call: every field the fast
-// loop may have set before bailing out is set to the same value again there.
+// to Node's own function, which redoes the whole call. Node reads one field
+// the loop writes while it walks the headers: _contentLength (a
+// Content-Disposition line is latin1-encoded once a Content-Length is known),
+// so that one is put back before handing over. The others Node only writes
+// there, and it writes them again, to the same values, for the same headers.
 
 const { dateHeaderLine } = require('./date-cache');
 const stats = require('./stats');
@@ -73,16 +76,18 @@ function makeStoreHeader(adapter, original) {
   }
 
   // Renders the head into msg._header exactly as Node's _storeHeader would
-  // and returns true, or returns false (having set only fields Node will set
-  // to the same values) when the call must go to Node.
+  // and returns true, or returns false (leaving only fields Node will set to
+  // the same values before reading them) when the call must go to Node.
   function render(msg, firstLine, headers) {
     const seen = { connection: false, contLen: false, te: false, date: false };
+    const contentLength = msg._contentLength;
     let header = firstLine;
     if (headers === msg[kOutHeaders] && headers) {
       for (const key in headers) {
         const entry = headers[key];
         const text = renderEntry(msg, key, entry[0], entry[1], seen);
         if (text === null) {
+          msg._contentLength = contentLength;
           stats.count('storeHeader.special');
           return false;
         }
@@ -91,6 +96,7 @@ function makeStoreHeader(adapter, original) {
     } else if (headers) {
       const text = Array.isArray(headers) ? null : renderObject(msg, headers, seen);
       if (text === null) {
+        msg._contentLength = contentLength;
         stats.count('storeHeader.validated');
         return false;
       }

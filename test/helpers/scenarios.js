@@ -97,6 +97,12 @@ const scenarios = [
   { name: 'writeHead(obj) with Set-Cookie array falls back', fast: 'storeHeader.validated', handler: (req, res) => { res.writeHead(200, { 'Set-Cookie': ['a=1', 'b=2'], 'Content-Length': 1 }); res.end('s'); } },
   { name: 'writeHead(obj) content-disposition with CL falls back', fast: 'storeHeader.validated', handler: (req, res) => { res.writeHead(200, { 'Content-Length': 4, 'Content-Disposition': 'inline; filename="a.txt"' }); res.end('data'); } },
   { name: 'writeHead(obj) non-ASCII content-disposition with CL throws', noBytes: true, handler: (req, res, t) => { t.try('writeHead', () => res.writeHead(200, { 'Content-Length': 4, 'Content-Disposition': 'inline; filename="é"' })); t.snapshot('after', res); res.destroy(); } },
+  // Content-Disposition before Content-Length, then a header that sends the
+  // render to Node: Node must redo it from the fields as they were (found by
+  // the fuzzer, seed 3275328).
+  { name: 'writeHead(obj) content-disposition, CL, then Expect', noBytes: true, handler: (req, res, t) => { t.try('writeHead', () => res.writeHead(200, { 'Content-Disposition': 370, 'Content-Length': 437, Expect: '\u{1F600}' })); t.snapshot('after', res); res.destroy(); } },
+  { name: 'writeHead(obj) latin1 content-disposition, CL, then Expect', handler: (req, res) => { res.writeHead(200, { 'Content-Disposition': 'inline; filename="\u00e9"', 'Content-Length': 2, Expect: 'x' }); res.end('ok'); } },
+  { name: 'setHeader latin1 content-disposition, CL, then Expect', handler: (req, res) => { res.setHeader('Content-Disposition', 'inline; filename="\u00e9"'); res.setHeader('Content-Length', 2); res.setHeader('Expect', 'x'); res.writeHead(200); res.end('ok'); } },
   { name: 'writeHead(obj) inherited keys are skipped', fast: 'storeHeader.fast', handler: (req, res) => { const o = Object.create({ 'X-Inherited': 'no' }); o['Content-Length'] = 2; o['X-Own'] = 'yes'; res.writeHead(200, o); res.end('ok'); } },
   { name: 'writeHead(obj) integer-like keys and latin1 value', fast: 'storeHeader.fast', handler: (req, res) => { res.writeHead(200, { 'X-Z': 'é', 10: 'ten', 2: 'two', 'Content-Length': 2 }); res.end('ok'); } },
   { name: 'writeHead(obj) Transfer-Encoding chunked', handler: (req, res) => { res.writeHead(200, { 'Transfer-Encoding': 'chunked' }); res.end('te body'); } },
