@@ -120,6 +120,8 @@ const scenarios = [
   { name: 'write + end()', handler: (req, res) => { res.write('abc'); res.end(); } },
   { name: 'write Buffer chunks async then end', handler: (req, res) => { res.write(Buffer.from('1')); later(() => { res.write('2'); res.end('3'); }); } },
   { name: 'addTrailers with chunked', handler: (req, res) => { res.setHeader('Trailer', 'X-T'); res.write('body'); res.addTrailers({ 'X-T': 'v' }); res.end(); } },
+  { name: 'setHeaders(Headers) with repeated Set-Cookie', fast: 'end.fast', handler: (req, res) => { const h = new Headers({ 'X-H': '1', 'Content-Type': 'text/plain' }); h.append('Set-Cookie', 'a=1'); h.append('Set-Cookie', 'b=2'); h.append('X-H', '2'); res.setHeaders(h); res.end('headers'); } },
+  { name: 'setHeaders(Headers) after the head was sent throws', noBytes: false, handler: (req, res, t) => { res.end('x'); t.try('setHeaders', () => res.setHeaders(new Headers({ 'X-Late': '1' }))); } },
   { name: 'setHeaders(Map)', fast: 'end.fast', handler: (req, res) => { res.setHeaders(new Map([['X-M', '1'], ['Set-Cookie', ['a', 'b']]])); res.end('map'); } },
   { name: 'instance writeHead override (on-headers style)', fast: 'end.fast', handler: (req, res, t) => { const wh = res.writeHead; res.writeHead = function (...a) { t.log('hook', a.length); res.setHeader('X-Hooked', '1'); return wh.apply(this, a); }; res.end('h'); } },
   { name: 'instance _implicitHeader override falls back', fast: 'end.fallback.overridden', handler: (req, res) => { const ih = res._implicitHeader; res._implicitHeader = function () { res.setHeader('X-I', '1'); return ih.call(this); }; res.end('i'); } },
