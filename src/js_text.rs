@@ -38,36 +38,35 @@ pub fn push_utf8(env: &Env, value: sys::napi_value, out: &mut Vec<u8>) -> Result
 type Getter = fn(sys::napi_env, sys::napi_value, *mut u8, usize, *mut usize) -> sys::napi_status;
 
 fn push_with(env: &Env, value: sys::napi_value, out: &mut Vec<u8>, get: Getter) -> Result<()> {
-    out.reserve(GUESS);
-    let mut spare = out.capacity() - out.len();
-    let mut written = 0usize;
     let start = out.len();
-    // SAFETY: `start..start+spare` is reserved capacity of `out`.
-    check_status!(get(
-        env.raw(),
-        value,
-        unsafe { out.as_mut_ptr().add(start) },
-        spare,
-        &mut written
-    ))?;
+    out.reserve(GUESS);
+    let (mut written, spare) = fill_spare(env, value, out, get)?;
     if written + 1 >= spare {
         // Node-API writes at most `spare - 1` bytes plus a NUL: the text may be cut. Ask its size.
         let mut needed = 0usize;
         check_status!(get(env.raw(), value, ptr::null_mut(), 0, &mut needed))?;
         out.reserve(needed + 1);
-        spare = out.capacity() - out.len();
-        // SAFETY: as above, after reserving `needed + 1` bytes.
-        check_status!(get(
-            env.raw(),
-            value,
-            unsafe { out.as_mut_ptr().add(start) },
-            spare,
-            &mut written
-        ))?;
+        (written, _) = fill_spare(env, value, out, get)?;
     }
     // SAFETY: Node-API initialised exactly `written` bytes at `start`.
     unsafe { out.set_len(start + written) };
     Ok(())
+}
+
+/// Lets `get` write the text into the reserved capacity past `out.len()`;
+/// returns the bytes written and the room it had.
+fn fill_spare(
+    env: &Env,
+    value: sys::napi_value,
+    out: &mut Vec<u8>,
+    get: Getter,
+) -> Result<(usize, usize)> {
+    let spare = out.capacity() - out.len();
+    let mut written = 0usize;
+    // SAFETY: `len..len+spare` is reserved capacity of `out`; `get` writes at most `spare` bytes there.
+    let buf = unsafe { out.as_mut_ptr().add(out.len()) };
+    check_status!(get(env.raw(), value, buf, spare, &mut written))?;
+    Ok((written, spare))
 }
 
 /// Appends a body: UTF-8 for a string, the bytes for a Uint8Array.
