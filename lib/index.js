@@ -81,6 +81,9 @@ function status() {
     verified: state.installed && state.patches[0].replacement.stats ? state.patches[0].replacement.stats() : undefined,
     disabledReason: state.disabledReason,
     patched: state.installed ? state.patches.map((p) => `${p.owner}.prototype.${p.name}`) : [],
+    frameworks: {
+      express: state.installed ? state.patches.find((p) => p.binder)?.binder.snapshot() : undefined,
+    },
     stats: stats.snapshot(),
   };
 }

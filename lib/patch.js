@@ -4,6 +4,8 @@
 // Node back as it was.
 
 const http = require('http');
+const net = require('net');
+const { makeExpressBinder } = require('./frameworks/express');
 const { makeEnd } = require('./server-end');
 const { makeStoreHeader } = require('./store-header');
 const { makeContainerCreator, makeSetHeader } = require('./header-container');
@@ -27,6 +29,17 @@ function plan(adapter, { verify = false } = {}) {
   if (!adapter.hasFastHeaderContainer) {
     patches.push({ target: out, owner: 'OutgoingMessage', name: 'setHeader', make: (orig) => makeSetHeader(adapter, orig) });
     patches.push({ target: out, owner: 'OutgoingMessage', name: 'appendHeader', make: (orig) => makeContainerCreator(adapter, orig) });
+  }
+  if (process.env.HTTP_FASTPATH_EXPRESS !== '0') {
+    const binder = makeExpressBinder({ technique: adapter.expressTechnique });
+    patches.push({
+      target: net.Server.prototype, owner: 'net.Server', name: 'listen', binder,
+      make: (orig) => function listen() {
+        binder.consider(this);
+        return orig.apply(this, arguments);
+      },
+      undo: () => binder.unbindAll(),
+    });
   }
   if (adapter.major < 26) {
     const { Http2ServerResponse } = require('http2');
@@ -54,6 +67,7 @@ function apply(patches) {
 function revert(patches) {
   for (let i = patches.length - 1; i >= 0; i--) {
     const p = patches[i];
+    if (p.undo) p.undo();
     if (p.target[p.name] !== p.replacement) continue; // someone patched over us: leave theirs
     if (p.hadOwn) Object.defineProperty(p.target, p.name, p.descriptor);
     else delete p.target[p.name];

@@ -18,6 +18,7 @@ function describeMethods() {
   const targets = {
     OutgoingMessage: http.OutgoingMessage.prototype, ServerResponse: http.ServerResponse.prototype,
     ClientRequest: http.ClientRequest.prototype, Http2ServerResponse: require('http2').Http2ServerResponse.prototype,
+    'net.Server': require('net').Server.prototype,
   };
   const out = {};
   for (const [name, proto] of Object.entries(targets)) {
@@ -44,7 +45,7 @@ test('uninstall() restores every original property exactly; install() is idempot
   const patched = describeMethods();
   assert.notDeepStrictEqual(patched, stock);
   for (const name of fastpath.status().patched) {
-    const [owner, , method] = name.split('.');
+    const [owner, method] = name.split('.prototype.');
     assert.notStrictEqual(patched[`${owner}.${method}`], undefined, name);
   }
   assert.strictEqual(fastpath.uninstall(), true);

@@ -1,0 +1,184 @@
+'use strict';
+// Express (4 and 5) swaps the prototypes of every request and response to
+// its app's own (`Object.setPrototypeOf(req, app.request)` in app.handle or
+// its init middleware). On Node 20 and 22 that swap is a V8 slow path that
+// costs more than the rest of the request. When an Express app is a server's
+// only request listener, the server is given constructors whose `prototype`
+// is the app's, so Node builds each req/res with Express's prototype from
+// birth and Express's swap finds nothing to change.
+//
+// Exactness: Node reads server[kIncomingMessage] / [kServerResponse] per
+// request; each bound constructor re-checks, per request, that the objects it
+// builds can only reach the app (one 'request' listener, the app; nothing
+// that sees requests before or instead of it), and otherwise builds the stock
+// object. So a listener added or removed later, an 'upgrade' handler, a
+// diagnostics_channel subscriber all see exactly what stock Node gives them.
+
+const http = require('http');
+const dc = require('diagnostics_channel');
+const stats = require('../stats');
+
+const { IncomingMessage, ServerResponse } = http;
+const getPrototypeOf = Object.getPrototypeOf;
+
+// Channels that publish req/res before the 'request' listener runs.
+const requestStart = dc.channel('http.server.request.start');
+const responseCreated = dc.channel('http.server.response.created');
+
+function serverSymbols(server) {
+  let kIncomingMessage;
+  let kServerResponse;
+  for (const sym of Object.getOwnPropertySymbols(server)) {
+    if (sym.description === 'IncomingMessage') kIncomingMessage = sym;
+    else if (sym.description === 'ServerResponse') kServerResponse = sym;
+  }
+  return { kIncomingMessage, kServerResponse };
+}
+
+function inChain(obj, proto) {
+  for (let p = obj; p !== null; p = getPrototypeOf(p)) if (p === proto) return true;
+  return false;
+}
+
+// An Express 4/5 application function: app.handle, and request/response
+// prototypes built on Node's own classes that point back to the app.
+function isExpressApp(fn) {
+  if (typeof fn !== 'function' || typeof fn.handle !== 'function' || typeof fn.set !== 'function') return false;
+  const { request, response } = fn;
+  return request !== null && typeof request === 'object' && request.app === fn &&
+    response !== null && typeof response === 'object' && response.app === fn &&
+    inChain(request, IncomingMessage.prototype) && inChain(response, ServerResponse.prototype);
+}
+
+// Events whose listeners would receive a request that never reaches the app.
+const FOREIGN_EVENTS = ['upgrade', 'connect', 'checkContinue', 'checkExpectation', 'dropRequest'];
+
+// Node 26 lets a server decide upgrades with a callback, and gives each server
+// its own copy of the default one (upgrade when there is an 'upgrade'
+// listener); only that default is known never to route a request elsewhere.
+let defaultUpgradeSource;
+function isDefaultShouldUpgrade(fn) {
+  if (fn === undefined) return true; // 20-24: no such callback
+  defaultUpgradeSource ??= String(new http.Server().shouldUpgradeCallback);
+  return typeof fn === 'function' && String(fn) === defaultUpgradeSource;
+}
+
+// Why this server's requests cannot be born with the app's prototypes, or ''.
+function refusal(server, app, syms) {
+  if (syms.kIncomingMessage === undefined || syms.kServerResponse === undefined) return 'notHttpServer';
+  const ev = server._events;
+  const listener = ev && ev.request;
+  if (listener === undefined) return 'noListener';
+  if (typeof listener !== 'function') return 'manyListeners';
+  if (!isExpressApp(app)) return 'notExpress';
+  if (server[syms.kIncomingMessage] !== IncomingMessage || server[syms.kServerResponse] !== ServerResponse) return 'customClasses';
+  for (const name of FOREIGN_EVENTS) if (ev[name] !== undefined) return 'foreignListener';
+  if (!isDefaultShouldUpgrade(server.shouldUpgradeCallback)) return 'shouldUpgradeCallback';
+  return '';
+}
+
+function makeExpressBinder({ technique }) {
+  const bound = new Set(); // WeakRefs of the servers bound, for unbindAll()
+  const byServer = new WeakMap();
+  const counters = { bound: 0, stepAside: { __proto__: null } };
+
+  function stockRequest(socket) {
+    stats.count('express.request.stock');
+    return new IncomingMessage(socket);
+  }
+
+  function makeConstructors(server, app) {
+    const reqProto = app.request;
+    const resProto = app.response;
+    const shouldUpgrade = server.shouldUpgradeCallback;
+    // Checked per request: cheap loads only.
+    const ownsRequests = () => {
+      const ev = server._events;
+      return ev.request === app && ev.upgrade === undefined && ev.connect === undefined &&
+        ev.checkContinue === undefined && ev.checkExpectation === undefined && ev.dropRequest === undefined &&
+        app.request === reqProto && app.response === resProto &&
+        server.shouldUpgradeCallback === shouldUpgrade &&
+        !requestStart.hasSubscribers && !responseCreated.hasSubscribers;
+    };
+    if (technique === 'call') {
+      // Node 20: V8 11.3 makes Reflect.construct with a foreign new.target
+      // ~20x slower than calling Node's constructor on a fresh `this`.
+      const ExpressIncomingMessage = function ExpressIncomingMessage(socket) {
+        if (!ownsRequests()) return stockRequest(socket);
+        IncomingMessage.call(this, socket);
+      };
+      ExpressIncomingMessage.prototype = reqProto;
+      const ExpressServerResponse = function ExpressServerResponse(req, options) {
+        // Built right after its request, in the same parser callback.
+        if (getPrototypeOf(req) !== reqProto) return new ServerResponse(req, options);
+        ServerResponse.call(this, req, options);
+      };
+      ExpressServerResponse.prototype = resProto;
+      return { ExpressIncomingMessage, ExpressServerResponse };
+    }
+    // 22+: Reflect.construct with a new.target whose prototype is the app's
+    // gives the object the instance layout of Node's own constructor (V8
+    // sizes a derived map from the constructor); `IncomingMessage.call(this)`
+    // on a plain function's `this` leaves most fields out of object and is
+    // slower than stock there.
+    function ExpressRequestTarget() {}
+    ExpressRequestTarget.prototype = reqProto;
+    function ExpressResponseTarget() {}
+    ExpressResponseTarget.prototype = resProto;
+    function ExpressIncomingMessage(socket) {
+      if (!ownsRequests()) return stockRequest(socket);
+      return Reflect.construct(IncomingMessage, [socket], ExpressRequestTarget);
+    }
+    function ExpressServerResponse(req, options) {
+      if (getPrototypeOf(req) !== reqProto) return new ServerResponse(req, options);
+      return Reflect.construct(ServerResponse, [req, options], ExpressResponseTarget);
+    }
+    return { ExpressIncomingMessage, ExpressServerResponse };
+  }
+
+  function stepAside(why) {
+    counters.stepAside[why] = (counters.stepAside[why] || 0) + 1;
+  }
+
+  // Called when a server starts listening.
+  function consider(server) {
+    if (byServer.has(server)) return;
+    const syms = serverSymbols(server);
+    if (syms.kIncomingMessage === undefined) return; // a net/tls server: not ours to count
+    const app = server._events && server._events.request;
+    const why = refusal(server, app, syms);
+    if (why !== '') {
+      stepAside(why);
+      return;
+    }
+    const { ExpressIncomingMessage, ExpressServerResponse } = makeConstructors(server, app);
+    server[syms.kIncomingMessage] = ExpressIncomingMessage;
+    server[syms.kServerResponse] = ExpressServerResponse;
+    byServer.set(server, { syms, ExpressIncomingMessage, ExpressServerResponse });
+    bound.add(new WeakRef(server));
+    counters.bound++;
+  }
+
+  // Puts Node's own classes back on every server still bound to ours.
+  function unbindAll() {
+    for (const ref of bound) {
+      const server = ref.deref();
+      if (server === undefined) continue;
+      const b = byServer.get(server);
+      if (server[b.syms.kIncomingMessage] === b.ExpressIncomingMessage) server[b.syms.kIncomingMessage] = IncomingMessage;
+      if (server[b.syms.kServerResponse] === b.ExpressServerResponse) server[b.syms.kServerResponse] = ServerResponse;
+      byServer.delete(server);
+    }
+    bound.clear();
+  }
+
+  function snapshot() {
+    let live = 0;
+    for (const ref of bound) if (ref.deref() !== undefined) live++;
+    return { bound: counters.bound, live, stepAside: { ...counters.stepAside } };
+  }
+
+  return { consider, unbindAll, snapshot, isExpressApp };
+}
+
+module.exports = { makeExpressBinder, isExpressApp };

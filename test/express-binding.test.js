@@ -1,0 +1,310 @@
+'use strict';
+// Express apps whose requests are born with the app's prototypes
+// (lib/frameworks/express.js), Express 4 and 5. Each scenario starts a fresh
+// server twice, once on stock Node (shim uninstalled) and once patched, and
+// compares the bytes on the wire, the events of every req/res, and what the
+// handlers saw: prototypes, req.app, res.locals, own keys, instanceof. The
+// patched run must also have bound the server, or stepped aside for the
+// reason the scenario names.
+
+process.env.HTTP_FASTPATH_STATS = '1';
+const test = require('node:test');
+const assert = require('node:assert');
+const http = require('http');
+const https = require('https');
+const net = require('net');
+const tls = require('tls');
+const fs = require('fs');
+const path = require('path');
+const dc = require('diagnostics_channel');
+const fastpath = require('..');
+const { rawRequest } = require('./helpers/raw-request');
+const { normaliseDates } = require('./helpers/differential');
+
+const STATIC = path.join(__dirname, 'fixtures', 'static');
+const TLS = { key: fs.readFileSync(path.join(__dirname, 'fixtures', 'tls', 'key.pem')), cert: fs.readFileSync(path.join(__dirname, 'fixtures', 'tls', 'cert.pem')) };
+const EXPRESS = { express4: require('express4'), express5: require('express') };
+
+const get = (p, extra = '') => `GET ${p} HTTP/1.1\r\nHost: x\r\n${extra}\r\n`;
+
+function kClasses(server) {
+  const out = {};
+  for (const sym of Object.getOwnPropertySymbols(server)) {
+    if (sym.description === 'IncomingMessage' || sym.description === 'ServerResponse') out[sym.description] = server[sym];
+  }
+  return out;
+}
+
+// What a handler can see of req/res, as plain data.
+function look(app, req, res) {
+  const protoName = (obj, appProto, nodeProto) => {
+    const p = Object.getPrototypeOf(obj);
+    if (p === appProto) return 'app';
+    if (p === nodeProto) return 'node';
+    for (const sub of app._subApps) if (p === sub.request || p === sub.response) return 'sub';
+    return 'other';
+  };
+  return {
+    req: protoName(req, app.request, http.IncomingMessage.prototype),
+    res: protoName(res, app.response, http.ServerResponse.prototype),
+    reqApp: req.app === app ? 'app' : typeof req.app,
+    locals: res.locals === undefined ? 'none' : Object.getPrototypeOf(res.locals) === null ? 'null-proto' : 'object',
+    instance: [req instanceof http.IncomingMessage, res instanceof http.ServerResponse],
+    reqKeys: Object.keys(req).join(','),
+    resKeys: Object.keys(res).join(','),
+    reqSymbols: Object.getOwnPropertySymbols(req).map(String).join(','),
+    resSymbols: Object.getOwnPropertySymbols(res).map(String).join(','),
+  };
+}
+
+function recordEvents(emitter, label, log) {
+  const emit = emitter.emit;
+  emitter.emit = function (name, ...args) {
+    if (name !== 'newListener' && name !== 'removeListener') log.push(`${label}:${String(name)}`);
+    return emit.call(this, name, ...args);
+  };
+}
+
+function tlsRequest(port, request) {
+  return new Promise((resolve) => {
+    const chunks = [];
+    const socket = tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false }, () => socket.write(request));
+    let quiet;
+    const done = () => { clearTimeout(quiet); socket.destroy(); resolve(Buffer.concat(chunks)); };
+    socket.on('data', (d) => { chunks.push(d); clearTimeout(quiet); quiet = setTimeout(done, 80); });
+    socket.on('close', done);
+    socket.on('error', () => {});
+  });
+}
+
+// Runs one scenario: `build(express, log)` returns { app, listen(app) -> server };
+// `after(server, app, log)` may add listeners once it listens.
+async function runOnce(scenario, express, patched) {
+  if (patched) fastpath.install(); else fastpath.uninstall();
+  fastpath.resetStats();
+  const log = [];
+  const app = express();
+  app._subApps = [];
+  app.use((req, res, next) => {
+    log.push(['first middleware', look(app, req, res)]);
+    recordEvents(req, 'req', log);
+    recordEvents(res, 'res', log);
+    res.on('finish', () => log.push(['finish', look(app, req, res)]));
+    next();
+  });
+  scenario.routes(app, express, log, (req, res) => look(app, req, res));
+  const server = await (scenario.listen ?? ((a) => new Promise((resolve) => { const s = a.listen(0, '127.0.0.1', () => resolve(s)); })))(app);
+  const classes = kClasses(server);
+  if (scenario.after) scenario.after(server, app, log, (req, res) => look(app, req, res));
+  const send = scenario.tls ? tlsRequest : rawRequest;
+  const bytes = [];
+  for (const request of [].concat(scenario.requests)) bytes.push(normaliseDates((await send(server.address().port, request)).toString('latin1')));
+  const status = fastpath.status();
+  server.close();
+  if (server.closeAllConnections) server.closeAllConnections();
+  if (scenario.cleanup) scenario.cleanup();
+  const binder = status.frameworks.express;
+  return { bytes, log, bound: binder ? binder.bound : 0, classes, express: binder, stats: status.stats };
+}
+
+const SCENARIOS = [
+  {
+    name: 'json route, keep-alive pair and pipelined pair',
+    requests: [get('/json'), get('/json') + get('/text'), get('/json') + get('/text') + get('/json')],
+    routes(app, express, log, see) {
+      app.get('/json', (req, res) => { log.push(['route', see(req, res), req.path, req.hostname, req.protocol]); res.set('X-A', '1').json({ a: 1 }); });
+      app.get('/text', (req, res) => res.send('hello'));
+    },
+  },
+  {
+    name: 'router, params, error handler, 404, HEAD',
+    requests: [get('/r/7'), get('/boom'), get('/nowhere'), 'HEAD /r/8 HTTP/1.1\r\nHost: x\r\n\r\n'],
+    routes(app, express, log, see) {
+      const router = express.Router();
+      router.get('/:id', (req, res) => { log.push(['router', see(req, res), req.params.id, req.baseUrl]); res.json({ id: req.params.id }); });
+      app.use('/r', router);
+      app.get('/boom', () => { throw new Error('boom'); });
+      app.use((err, req, res, next) => { log.push(['error handler', see(req, res), err.message]); res.status(500).send(err.message); }); // eslint-disable-line no-unused-vars
+    },
+  },
+  {
+    name: 'sub-app mounted with app.use swaps to its own prototypes and back',
+    requests: [get('/sub/in'), get('/sub/missing')],
+    routes(app, express, log, see) {
+      const sub = express();
+      app._subApps.push(sub);
+      sub.get('/in', (req, res, next) => { log.push(['sub route', see(req, res), req.app === sub]); next(); });
+      app.use('/sub', sub);
+      app.use((req, res) => { log.push(['after sub', see(req, res)]); res.send('back'); });
+    },
+  },
+  {
+    name: 'res.sendFile, res.redirect, cookies, locals',
+    requests: [get('/file'), get('/file', 'If-None-Match: "nope"\r\n'), get('/go'), get('/cookie')],
+    routes(app, express, log, see) {
+      app.get('/file', (req, res) => res.sendFile(path.join(STATIC, 'hello.txt'), { lastModified: false }, (err) => log.push(['sendFile done', see(req, res), err ? err.message : null])));
+      app.get('/go', (req, res) => res.redirect('/file'));
+      app.get('/cookie', (req, res) => { res.locals.seen = true; res.cookie('a', '1'); res.send(String(Object.keys(res.locals))); });
+    },
+  },
+  {
+    name: 'http.createServer(app)',
+    requests: [get('/json')],
+    listen: (app) => new Promise((resolve) => { const s = http.createServer(app).listen(0, '127.0.0.1', () => resolve(s)); }),
+    routes(app, express, log, see) { app.get('/json', (req, res) => { log.push(['route', see(req, res)]); res.json({}); }); },
+  },
+  {
+    name: 'new http.Server(app)',
+    requests: [get('/json')],
+    listen: (app) => new Promise((resolve) => { const s = new http.Server(app).listen(0, '127.0.0.1', () => resolve(s)); }),
+    routes(app, express, log, see) { app.get('/json', (req, res) => { log.push(['route', see(req, res)]); res.json({}); }); },
+  },
+  {
+    name: "server.on('request', app) before listen",
+    requests: [get('/json')],
+    listen: (app) => new Promise((resolve) => { const s = http.createServer(); s.on('request', app); s.listen(0, '127.0.0.1', () => resolve(s)); }),
+    routes(app, express, log, see) { app.get('/json', (req, res) => { log.push(['route', see(req, res)]); res.json({}); }); },
+  },
+  {
+    name: 'https.createServer(opts, app)',
+    tls: true,
+    requests: [get('/json')],
+    listen: (app) => new Promise((resolve) => { const s = https.createServer(TLS, app).listen(0, '127.0.0.1', () => resolve(s)); }),
+    routes(app, express, log, see) { app.get('/json', (req, res) => { log.push(['route', see(req, res), req.secure]); res.json({}); }); },
+  },
+  {
+    name: 'user classes: stock',
+    stepAside: 'customClasses',
+    requests: [get('/json')],
+    listen: (app) => new Promise((resolve) => {
+      class MyRequest extends http.IncomingMessage {}
+      const s = http.createServer({ IncomingMessage: MyRequest }, app).listen(0, '127.0.0.1', () => resolve(s));
+    }),
+    routes(app, express, log, see) { app.get('/json', (req, res) => { log.push(['route', see(req, res)]); res.json({}); }); },
+  },
+  {
+    name: 'two request listeners at listen: stock',
+    stepAside: 'manyListeners',
+    requests: [get('/json')],
+    listen: (app) => new Promise((resolve) => {
+      const s = http.createServer(app);
+      s.on('request', (req) => { s.seen = Object.getPrototypeOf(req) === app.request; });
+      s.listen(0, '127.0.0.1', () => resolve(s));
+    }),
+    routes(app, express, log, see) { app.get('/json', (req, res) => { log.push(['route', see(req, res)]); res.json({}); }); },
+  },
+  {
+    name: "an 'upgrade' listener at listen: stock",
+    stepAside: 'foreignListener',
+    requests: [get('/json'), get('/ws', 'Connection: Upgrade\r\nUpgrade: websocket\r\n')],
+    listen: (app) => new Promise((resolve) => {
+      const s = http.createServer(app);
+      s.on('upgrade', (req, socket) => { socket.end(`HTTP/1.1 101 Switching\r\nX-Proto: ${Object.getPrototypeOf(req) === http.IncomingMessage.prototype}\r\n\r\n`); });
+      s.listen(0, '127.0.0.1', () => resolve(s));
+    }),
+    routes(app, express, log, see) { app.get('/json', (req, res) => { log.push(['route', see(req, res)]); res.json({}); }); },
+  },
+  {
+    name: 'a listener prepended after listen sees stock objects',
+    requests: [get('/json'), get('/json')],
+    after(server, app, log) {
+      server.prependListener('request', (req, res) => log.push(['prepended', Object.getPrototypeOf(req) === http.IncomingMessage.prototype, Object.getPrototypeOf(res) === http.ServerResponse.prototype]));
+    },
+    routes(app, express, log, see) { app.get('/json', (req, res) => { log.push(['route', see(req, res)]); res.json({}); }); },
+    perRequestStock: 2,
+  },
+  {
+    name: "'upgrade' and 'connect' listeners added after listen see stock objects",
+    requests: [get('/ws', 'Connection: Upgrade\r\nUpgrade: websocket\r\n'), 'CONNECT x:1 HTTP/1.1\r\nHost: x:1\r\n\r\n', get('/json')],
+    after(server, app, log) {
+      server.on('upgrade', (req, socket) => { log.push(['upgrade', Object.getPrototypeOf(req) === http.IncomingMessage.prototype]); socket.end('HTTP/1.1 101 Switching\r\n\r\n'); });
+      server.on('connect', (req, socket) => { log.push(['connect', Object.getPrototypeOf(req) === http.IncomingMessage.prototype]); socket.end('HTTP/1.1 200 Connected\r\n\r\n'); });
+    },
+    routes(app, express, log, see) { app.get('/json', (req, res) => { log.push(['route', see(req, res)]); res.json({}); }); },
+    perRequestStock: 3,
+  },
+  {
+    name: "'checkContinue' and 'checkExpectation' listeners added after listen see stock objects",
+    requests: [
+      'POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\nhi',
+      'POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nExpect: something\r\n\r\nhi',
+    ],
+    after(server, app, log) {
+      const see = (label) => (req, res) => {
+        log.push([label, Object.getPrototypeOf(req) === http.IncomingMessage.prototype, Object.getPrototypeOf(res) === http.ServerResponse.prototype]);
+        res.writeContinue();
+        app(req, res);
+      };
+      server.on('checkContinue', see('checkContinue'));
+      server.on('checkExpectation', see('checkExpectation'));
+    },
+    routes(app, express, log, see) { app.post('/p', (req, res) => { log.push(['route', see(req, res)]); res.send('posted'); }); },
+    perRequestStock: 2,
+  },
+  {
+    name: 'a diagnostics_channel subscriber added after listen sees stock objects',
+    requests: [get('/json')],
+    after(server, app, log) {
+      const onStart = ({ request, response }) => log.push(['request.start', Object.getPrototypeOf(request) === http.IncomingMessage.prototype, Object.getPrototypeOf(response) === http.ServerResponse.prototype]);
+      dc.subscribe('http.server.request.start', onStart);
+      this.cleanup = () => dc.unsubscribe('http.server.request.start', onStart);
+    },
+    routes(app, express, log, see) { app.get('/json', (req, res) => { log.push(['route', see(req, res)]); res.json({}); }); },
+    perRequestStock: 1,
+  },
+  {
+    name: 'a request Node itself rejects (Expect without a listener: 417)',
+    requests: ['POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nExpect: something\r\n\r\nhi', get('/json')],
+    routes(app, express, log, see) { app.get('/json', (req, res) => { log.push(['route', see(req, res)]); res.json({}); }); },
+  },
+];
+
+for (const [version, express] of Object.entries(EXPRESS)) {
+  for (const scenario of SCENARIOS) {
+    test(`${version}: ${scenario.name}`, async () => {
+      const stock = await runOnce(scenario, express, false);
+      const patched = await runOnce(scenario, express, true);
+      assert.ok(stock.bytes.every((b) => b.startsWith('HTTP/1.1')), `stock answered: ${JSON.stringify(stock.bytes)}`);
+      assert.deepStrictEqual(patched.bytes, stock.bytes);
+      assert.deepStrictEqual(patched.log, stock.log);
+      assert.strictEqual(stock.bound, 0);
+      if (scenario.stepAside) {
+        assert.strictEqual(patched.bound, 0, 'stepped aside');
+        assert.strictEqual(patched.classes.ServerResponse, http.ServerResponse);
+        assert.strictEqual(patched.express.stepAside[scenario.stepAside], 1, JSON.stringify(patched.express));
+      } else {
+        assert.strictEqual(patched.bound, 1, `bound: ${JSON.stringify(patched.express)}`);
+        assert.notStrictEqual(patched.classes.IncomingMessage, http.IncomingMessage);
+        assert.notStrictEqual(patched.classes.ServerResponse, http.ServerResponse);
+        assert.strictEqual(patched.stats['express.request.stock'], scenario.perRequestStock, JSON.stringify(patched.stats));
+      }
+    });
+  }
+}
+
+test('uninstall() puts Node\'s own classes back on every bound server; a server that listens while uninstalled stays stock', async () => {
+  fastpath.install();
+  const app = EXPRESS.express5();
+  const a = await new Promise((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+  const b = await new Promise((resolve) => { const s = http.createServer(app).listen(0, '127.0.0.1', () => resolve(s)); });
+  assert.notStrictEqual(kClasses(a).IncomingMessage, http.IncomingMessage);
+  assert.notStrictEqual(kClasses(b).ServerResponse, http.ServerResponse);
+  fastpath.uninstall();
+  for (const s of [a, b]) assert.deepStrictEqual(kClasses(s), { IncomingMessage: http.IncomingMessage, ServerResponse: http.ServerResponse });
+  const c = await new Promise((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+  assert.deepStrictEqual(kClasses(c), { IncomingMessage: http.IncomingMessage, ServerResponse: http.ServerResponse });
+  for (const s of [a, b, c]) s.close();
+  fastpath.install();
+});
+
+test('only Express apps are recognised', () => {
+  const { isExpressApp } = require('../lib/frameworks/express');
+  assert.strictEqual(isExpressApp(EXPRESS.express4()), true);
+  assert.strictEqual(isExpressApp(EXPRESS.express5()), true);
+  assert.strictEqual(isExpressApp(EXPRESS.express5.Router()), false);
+  assert.strictEqual(isExpressApp((req, res) => res.end()), false);
+  const lookalike = Object.assign(() => {}, { handle() {}, set() {}, request: {}, response: {} });
+  assert.strictEqual(isExpressApp(lookalike), false);
+  assert.strictEqual(isExpressApp(new (require('koa'))().callback()), false);
+  assert.strictEqual(net.Server.prototype.listen.name, 'listen');
+});
