@@ -1,4 +1,35 @@
-/* http-fastpath: typings for the shim and the native addon. */
+/* http-fastpath: typings for the package. The addon's own typings are
+   generated from the Rust exports by `npm run build` (lib/native/binding.d.ts);
+   test/typings.test.js checks both files against the real exports. */
+
+import type * as Binding from './lib/native/binding';
+
+/** The Rust addon's exports. */
+export type NativeAddon = typeof Binding;
+
+export interface NativeStatus {
+  /** whether the addon is loaded (asking for status() loads it) */
+  loaded: boolean;
+  /** napi-rs platform name, e.g. 'linux-x64-gnu' */
+  platform: string;
+  /** where the binary came from */
+  source: 'local build' | 'platform package' | 'HTTP_FASTPATH_ADDON' | null;
+  /** the .node file, or null when none was found */
+  file: string | null;
+  /** why the addon is not loaded, or null */
+  reason: string | null;
+  /** each native feature: on only when the addon loaded */
+  features: { messageBuilder: boolean; headerStore: boolean; validators: boolean };
+}
+
+export interface ExpressBindingStatus {
+  /** servers whose requests were born with their Express app's prototypes */
+  bound: number;
+  /** of those, the ones still alive */
+  live: number;
+  /** servers left stock, by reason: customClasses, manyListeners, foreignListener, notExpress, ... */
+  stepAside: Record<string, number>;
+}
 
 export interface FastpathStatus {
   /** process.version */
@@ -6,46 +37,33 @@ export interface FastpathStatus {
   major: number;
   /** whether this Node major is one of 20, 22, 24, 26 */
   supported: boolean;
-  /** whether the Rust addon loaded */
-  nativeLoaded: boolean;
-  /** whether Node's http module is currently patched */
+  /** whether Node's http module is currently patched (the JS fast paths) */
   active: boolean;
+  /** true until the app loads http/https/http2 (patching waits for it) */
+  waitingForHttp: boolean;
+  /** what activated the patches: 'require', 'first request', 'already loaded', 'install()' */
+  activatedBy: string | null;
   /** 'verify' when HTTP_FASTPATH=verify, else 'fast' */
   mode: 'fast' | 'verify';
   /** in verify mode: heads checked and distinct differences reported */
   verified?: { checked: number; differences: number };
-  /** why the fast path is off (HTTP_FASTPATH=0, unsupported Node, addon failure), or null */
+  /** why the fast paths are off (HTTP_FASTPATH=0, unsupported Node), or null */
   disabledReason: string | null;
   /** the replaced methods, as 'Owner.prototype.name' */
   patched: string[];
+  frameworks: { express?: ExpressBindingStatus };
+  native: NativeStatus;
   /** with HTTP_FASTPATH_STATS=1: fast-path hits and fallback reasons */
   stats?: Record<string, number>;
 }
 
+/** Patches now (normally done when the app loads http). */
 export declare function install(): boolean;
+/** Restores every patched method and every bound server. */
 export declare function uninstall(): boolean;
 export declare function status(): FastpathStatus;
 export declare function resetStats(): void;
-
-export declare class HeaderStore {
-  constructor();
-  set(name: string, value: string): void;
-  get(name: string): string | null;
-  has(name: string): boolean;
-  remove(name: string): boolean;
-  readonly size: number;
-  render(firstLine: string, body?: string | Uint8Array | null): Buffer;
-  render(firstLine: string, body: string | Uint8Array | null | undefined, out: Uint8Array): number;
-}
-
-export interface NativeAddon {
-  /** first line (with CRLF) + `name: value` pairs + blank line [+ body], into one Buffer or into `out` */
-  buildHttpMessage(firstLine: string, headers: string[], body?: string | Uint8Array | null): Buffer;
-  buildHttpMessage(firstLine: string, headers: string[], body: string | Uint8Array | null | undefined, out: Uint8Array): number;
-  HeaderStore: typeof HeaderStore;
-  isHttpToken(name: string): boolean;
-  hasInvalidHeaderChar(value: string, lenient?: boolean): boolean;
-}
-
-/** the loaded addon, or null */
+/** Where the addon would be loaded from, without loading it. */
+export declare function locateNative(): { platform: string; source: NativeStatus['source']; file: string | null };
+/** The addon, loaded on first access, or null without a working binary. */
 export declare const native: NativeAddon | null;

@@ -12,7 +12,9 @@ pub mod validate;
 
 /// Test hook: panics inside a Node-API call. Every export is marked
 /// `catch_unwind`, so the panic reaches JS as an Error instead of aborting
-/// the process; test/native.test.js checks that on each Node version.
+/// the process; test/native.test.js checks that on each Node version, with
+/// the `testing` build (`npm run build:testing`).
+#[cfg(feature = "testing")]
 #[napi(js_name = "__panicForTesting", catch_unwind)]
 pub fn panic_for_testing() {
     panic!("http-fastpath: deliberate test panic");

@@ -127,7 +127,12 @@ test('hasInvalidHeaderChar agrees with Node on every UTF-16 code unit (strict an
   assert.strictEqual(hasInvalidHeaderChar('😀'), true, 'surrogate pairs are above 0xff');
 });
 
-test('a Rust panic reaches JS as an Error and the process lives on', () => {
-  assert.throws(() => native.__panicForTesting(), /deliberate test panic/);
-  assert.deepStrictEqual(buildHttpMessage('A\r\n', []), Buffer.from('A\r\n\r\n'));
+test('the shipped addon has no test-only exports', () => {
+  assert.deepStrictEqual(Object.keys(native).filter((k) => k.startsWith('__')), []);
+});
+
+test('a Rust panic reaches JS as an Error and the process lives on (testing build)', () => {
+  const testing = require('../target/testing/http-fastpath.testing.node');
+  assert.throws(() => testing.__panicForTesting(), /deliberate test panic/);
+  assert.deepStrictEqual(testing.buildHttpMessage('A\r\n', []), Buffer.from('A\r\n\r\n'));
 });

@@ -12,7 +12,7 @@ const { scenarios } = require('./helpers/scenarios');
 test('the shim is active', () => {
   const s = fastpath.status();
   assert.strictEqual(s.active, true, JSON.stringify(s));
-  assert.strictEqual(s.nativeLoaded, true);
+  assert.strictEqual(s.native.loaded, true, JSON.stringify(s.native));
 });
 
 for (const scenario of scenarios) {

@@ -20,7 +20,7 @@ test('main thread and two workers serve byte-identical responses at once', { tim
   const results = await Promise.all([serve('main'), ...fromWorkers]);
   for (const r of results) {
     assert.strictEqual(r.status.active, true, r.label);
-    assert.strictEqual(r.status.nativeLoaded, true, r.label);
+    assert.strictEqual(r.status.native.loaded, true, r.label);
     assert.strictEqual(r.out.length, 20);
     for (const { stock, patched } of r.out) {
       assert.match(stock, new RegExp(`X-Thread: ${r.label}`));

@@ -7,7 +7,7 @@ const assert = require('node:assert');
 const path = require('path');
 const http = require('http');
 const { spawnSync } = require('child_process');
-const { makeVerifyingStoreHeader } = require('../lib/verify');
+const { makeVerifyingStoreHeader } = require('../lib/response/verify');
 
 test('verify mode: every scenario renders identically and only _storeHeader is patched', () => {
   const r = spawnSync(process.execPath, [path.join(__dirname, 'fixtures', 'verify-run.js')], { encoding: 'utf8', timeout: 120000 });

@@ -16,7 +16,7 @@
 
 const http = require('http');
 const dc = require('diagnostics_channel');
-const stats = require('../stats');
+const stats = require('../setup/stats');
 
 const { IncomingMessage, ServerResponse } = http;
 const getPrototypeOf = Object.getPrototypeOf;

@@ -12,7 +12,7 @@
 // there, and it writes them again, to the same values, for the same headers.
 
 const { dateHeaderLine } = require('./date-cache');
-const stats = require('./stats');
+const stats = require('../setup/stats');
 
 const { RE_CONN_CLOSE, RE_TE_CHUNKED, isPlainHeader } = require('./http-rules');
 

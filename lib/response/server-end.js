@@ -8,7 +8,7 @@
 // framework has replaced writeHead/_implicitHeader/_send on the instance.
 
 const net = require('net');
-const stats = require('./stats');
+const stats = require('../setup/stats');
 const { makeFinisher } = require('./finish');
 const { makeImplicitHeader } = require('./implicit-header');
 

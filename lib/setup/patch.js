@@ -5,12 +5,12 @@
 
 const http = require('http');
 const net = require('net');
-const { makeExpressBinder } = require('./frameworks/express');
-const { makeEnd } = require('./server-end');
-const { makeStoreHeader } = require('./store-header');
-const { makeContainerCreator, makeSetHeader } = require('./header-container');
-const { headersSymbol, makeGetHeaders } = require('./http2-compat');
-const { makeVerifyingStoreHeader } = require('./verify');
+const { makeExpressBinder } = require('../frameworks/express');
+const { makeEnd } = require('../response/server-end');
+const { makeStoreHeader } = require('../response/store-header');
+const { makeContainerCreator, makeSetHeader } = require('../response/header-container');
+const { headersSymbol, makeGetHeaders } = require('../response/http2-compat');
+const { makeVerifyingStoreHeader } = require('../response/verify');
 
 function plan(adapter, { verify = false } = {}) {
   const out = http.OutgoingMessage.prototype;
