@@ -1,16 +1,99 @@
 'use strict';
 // http-fastpath: require() it (or `node -r http-fastpath`, `--import
 // http-fastpath`) and Node's http module is patched in place as soon as the
-// app loads it (lib/setup/triggers.js): a process that never serves HTTP
-// loads nothing more than this file and the trigger. The Rust addon is
+// app loads it (the triggers below): a process that never serves HTTP
+// loads nothing more than this file. The Rust addon is
 // loaded only when something asks for a native feature; without it every JS
 // fast path still runs. HTTP_FASTPATH=0 turns everything off, =verify
 // renders every head both ways and writes Node's (lib/response/verify.js);
 // an unsupported Node leaves Node stock with one warning.
 
-const stats = require('./setup/stats');
-const { whenHttpLoads } = require('./setup/triggers');
-const { loadNative, locate } = require('./native/loader');
+// This file is all a preload loads: the triggers are here and every other
+// module is required when needed (on Node 24 a second module at start-up
+// alone costs a preloaded process ~2 MiB of RSS: benchmark/startup.js).
+
+// --- Triggers ------------------------------------------------------------
+// Nothing is patched until the app loads Node's HTTP stack. Patching
+// waits for the first of:
+//   - a CommonJS require of http, https, http2 or an _http_* module (any
+//     spelling: 'http', 'node:http'), through Module._load, which every
+//     require() goes through, also those of CommonJS packages imported from ESM;
+//   - the first HTTP/1 request of any server ('http.server.request.start'):
+//     the net for ESM code that imports node:http itself, whose builtins do
+//     not pass through Module._load. Patches live on prototypes, so that
+//     request's response already takes them.
+// Each hook is removed when it fires, so afterwards nothing here runs again.
+
+const Module = require('module');
+const dc = require('diagnostics_channel');
+
+const HTTP_MODULES = ['http', 'https', 'http2', '_http_server', '_http_outgoing', '_http_incoming',
+  '_http_client', '_http_common', '_http_agent'];
+
+function bare(request) {
+  return typeof request === 'string' && request.startsWith('node:') ? request.slice(5) : request;
+}
+
+function loaded(names) {
+  const list = process.moduleLoadList;
+  return names.some((name) => list.includes(`NativeModule ${name}`));
+}
+
+// Calls onLoad() once, right after the first require() of one of `names`
+// returns (at once if one is already loaded). Returns a disarm function.
+function onRequire(names, onLoad) {
+  if (loaded(names)) {
+    onLoad();
+    return () => {};
+  }
+  const wanted = new Set(names);
+  const originalLoad = Module._load;
+  let fired = false;
+  function _load(request) {
+    const exports = Reflect.apply(originalLoad, this, arguments);
+    if (!fired && wanted.has(bare(request))) {
+      disarm();
+      onLoad();
+    }
+    return exports;
+  }
+  function disarm() {
+    fired = true;
+    // Someone may have wrapped Module._load over ours: theirs stays, ours passes through.
+    if (Module._load === _load) Module._load = originalLoad;
+  }
+  Module._load = _load;
+  return disarm;
+}
+
+// Calls onHttp(how, server) once, when the app first needs HTTP. `server`
+// is the server of the first request when that is what fired.
+function whenHttpLoads(onHttp) {
+  let fired = false;
+  let disarmRequire = () => {};
+  function onRequestStart(message) {
+    if (!fired) fire('first request', message.server);
+  }
+  function disarm() {
+    fired = true;
+    disarmRequire();
+    // Not synchronously: this can run inside the channel's own publish loop.
+    process.nextTick(() => dc.unsubscribe('http.server.request.start', onRequestStart));
+  }
+  function fire(how, server) {
+    disarm();
+    onHttp(how, server);
+  }
+  if (loaded(HTTP_MODULES)) {
+    fire('already loaded', undefined);
+    return () => {};
+  }
+  dc.subscribe('http.server.request.start', onRequestStart);
+  disarmRequire = onRequire(HTTP_MODULES, () => { if (!fired) fire('require', undefined); });
+  return disarm;
+}
+
+// --- State and API -------------------------------------------------------
 
 const SUPPORTED = [20, 22, 24, 26];
 const MAJOR = Number(process.versions.node.split('.')[0]);
@@ -18,7 +101,7 @@ const MAJOR = Number(process.versions.node.split('.')[0]);
 // One state per process, even if two copies of the package are loaded.
 const STATE = Symbol.for('http-fastpath.state');
 const state = globalThis[STATE] ??= {
-  installed: false, patches: null, adapter: undefined, armed: false, disarm: null, activatedBy: null,
+  installed: false, patches: null, adapter: undefined, armed: false, disarm: null, disarmHttp2: null, activatedBy: null,
   native: undefined, disabledReason: null, warned: false,
 };
 
@@ -62,9 +145,18 @@ function install(how = 'install()', server = undefined) {
   }
   if (!prepare()) return false;
   const patch = require('./setup/patch');
-  state.patches = patch.plan(state.adapter, { verify: process.env.HTTP_FASTPATH === 'verify' });
+  const options = { verify: process.env.HTTP_FASTPATH === 'verify' };
+  state.patches = patch.plan(state.adapter, options);
   patch.apply(state.patches);
   state.installed = true;
+  // HTTP/2's compat response is patched when (if) the app loads http2.
+  state.disarmHttp2 = onRequire(['http2'], () => {
+    state.disarmHttp2 = null;
+    if (!state.installed) return;
+    const more = patch.planHttp2(state.adapter, options);
+    patch.apply(more);
+    state.patches.push(...more);
+  });
   state.activatedBy = how;
   state.disabledReason = null;
   // Reached through a server's first request (ESM): that server listened unseen.
@@ -73,9 +165,11 @@ function install(how = 'install()', server = undefined) {
 }
 
 function uninstall() {
-  if (state.disarm !== null) {
-    state.disarm();
-    state.disarm = null;
+  for (const key of ['disarm', 'disarmHttp2']) {
+    if (state[key] !== null) {
+      state[key]();
+      state[key] = null;
+    }
   }
   if (!state.installed) return false;
   require('./setup/patch').revert(state.patches);
@@ -92,7 +186,7 @@ function expressBinder() {
 // worth one warning; no binary at all is a normal install without Rust.
 function native() {
   if (state.native === undefined) {
-    state.native = loadNative();
+    state.native = require('./native/loader').loadNative();
     const { error } = state.native;
     if (error && error.code !== 'HTTP_FASTPATH_NO_BINARY') {
       warnOnce(`http-fastpath: native addon ${state.native.file} failed to load (${error.message.split('\n')[0]}); native features are off, the JS fast paths are not affected`);
@@ -134,7 +228,7 @@ function status() {
     patched: state.installed ? state.patches.map((p) => `${p.owner}.prototype.${p.name}`) : [],
     frameworks: { express: expressBinder()?.snapshot() },
     native: nativeStatus(),
-    stats: stats.snapshot(),
+    stats: require('./setup/stats').snapshot(),
   };
 }
 
@@ -157,7 +251,7 @@ if (!state.armed) {
 
 module.exports = {
   install, uninstall, status,
-  resetStats: stats.reset,
+  resetStats: () => require('./setup/stats').reset(),
   get native() { return native().addon; },
-  locateNative: locate,
+  locateNative: () => require('./native/loader').locate(),
 };

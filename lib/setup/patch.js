@@ -41,14 +41,17 @@ function plan(adapter, { verify = false } = {}) {
       undo: () => binder.unbindAll(),
     });
   }
-  if (adapter.major < 26) {
-    const { Http2ServerResponse } = require('http2');
-    const kHeaders = headersSymbol(Http2ServerResponse);
-    if (kHeaders) {
-      patches.push({ target: Http2ServerResponse.prototype, owner: 'Http2ServerResponse', name: 'getHeaders', make: () => makeGetHeaders(kHeaders) });
-    }
-  }
   return patches;
+}
+
+// The HTTP/2 compat patch, planned only once the app has loaded http2
+// (loading it costs ~10 ms and several MiB: crypto, tls, ...).
+function planHttp2(adapter, { verify = false } = {}) {
+  if (verify || adapter.major >= 26) return [];
+  const { Http2ServerResponse } = require('http2');
+  const kHeaders = headersSymbol(Http2ServerResponse);
+  if (!kHeaders) return [];
+  return [{ target: Http2ServerResponse.prototype, owner: 'Http2ServerResponse', name: 'getHeaders', make: () => makeGetHeaders(kHeaders) }];
 }
 
 function apply(patches) {
@@ -74,4 +77,4 @@ function revert(patches) {
   }
 }
 
-module.exports = { plan, apply, revert };
+module.exports = { plan, planHttp2, apply, revert };

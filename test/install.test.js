@@ -1,0 +1,89 @@
+'use strict';
+// The package as a user gets it: packed with `npm pack` (and the platform
+// package with the binary, as `napi artifacts` + `napi pre-publish` would
+// publish it), installed into a fresh app with cargo hidden from PATH.
+//   - both tarballs: the native features load from the platform package,
+//     nothing is compiled, no build directory is left;
+//   - the main tarball alone: the install succeeds, says in one line which
+//     native features are off, and the JS fast paths are active.
+
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawnSync } = require('child_process');
+
+const root = path.join(__dirname, '..');
+const platform = require('../lib/native/loader').platformName();
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'fastpath-install-'));
+test.after(() => fs.rmSync(work, { recursive: true, force: true }));
+
+// PATH with node and npm but without cargo.
+const npmDir = path.dirname(spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim());
+const noCargoPath = [path.dirname(process.execPath), npmDir, '/usr/bin', '/bin']
+  .filter((d) => !fs.existsSync(path.join(d, 'cargo'))).join(path.delimiter);
+const env = { ...process.env, PATH: noCargoPath, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+
+function sh(cmd, args, cwd) {
+  const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8' });
+  assert.strictEqual(r.status, 0, `${cmd} ${args.join(' ')}:\n${r.stdout}\n${r.stderr}`);
+  return r.stdout + r.stderr;
+}
+
+function pack(dir) {
+  const out = spawnSync('npm', ['pack', '--json', '--pack-destination', work, dir], { env, encoding: 'utf8' });
+  assert.strictEqual(out.status, 0, out.stderr);
+  return path.join(work, JSON.parse(out.stdout)[0].filename);
+}
+
+function freshApp(name) {
+  const dir = path.join(work, name);
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0', private: true }));
+  return dir;
+}
+
+function statusIn(app) {
+  const out = sh(process.execPath, ['-e', `
+    const fastpath = require('http-fastpath');
+    require('http');
+    const s = fastpath.status();
+    console.log(JSON.stringify({ active: s.active, native: s.native }));
+  `], app);
+  return JSON.parse(out.trim().split('\n').pop());
+}
+
+const mainTarball = pack(root);
+
+test('cargo is hidden from the installs', () => {
+  assert.notStrictEqual(spawnSync('sh', ['-c', 'command -v cargo'], { env }).status, 0);
+});
+
+test('main + platform package: the native features load from the platform package, nothing is compiled', () => {
+  const platformDir = path.join(work, 'platform-package');
+  fs.cpSync(path.join(root, 'npm', platform), platformDir, { recursive: true });
+  fs.copyFileSync(path.join(root, `http-fastpath.${platform}.node`), path.join(platformDir, `http-fastpath.${platform}.node`));
+  const platformTarball = pack(platformDir);
+  const app = freshApp('with-binary');
+  const log = sh('npm', ['install', '--foreground-scripts', mainTarball, platformTarball], app);
+  assert.doesNotMatch(log, /http-fastpath: /, 'the install step says nothing when a binary is present');
+  const installed = path.join(app, 'node_modules', 'http-fastpath');
+  assert.deepStrictEqual(fs.readdirSync(installed).filter((f) => f.endsWith('.node') || f === 'target'), []);
+  const s = statusIn(app);
+  assert.strictEqual(s.active, true);
+  assert.strictEqual(s.native.loaded, true, s.native.reason);
+  assert.strictEqual(s.native.source, 'platform package');
+  assert.ok(s.native.file.includes(`node_modules${path.sep}http-fastpath-${platform}${path.sep}`), s.native.file);
+});
+
+test('main package alone, no cargo: the install succeeds with one line, the JS fast paths are active', () => {
+  const app = freshApp('without-binary');
+  const log = sh('npm', ['install', '--foreground-scripts', mainTarball], app);
+  const lines = log.split('\n').filter((l) => l.startsWith('http-fastpath: '));
+  assert.deepStrictEqual(lines, [`http-fastpath: no prebuilt binary for ${platform} and no Rust toolchain to build one: native features off (message builder, header store, validators); the JS fast paths are on.`]);
+  const s = statusIn(app);
+  assert.strictEqual(s.active, true);
+  assert.strictEqual(s.native.loaded, false);
+  assert.match(s.native.reason, new RegExp(`^no native binary for ${platform}`));
+});
