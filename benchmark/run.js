@@ -20,7 +20,10 @@ const HEADLINE = [
   { file: 'http/set-header.js', config: 'res=setHeaderImplicit c=50' },
   { file: 'http/express.js', config: 'c=50' },
   { file: 'http/fastify.js', config: 'c=50' },
+  { file: 'http/koa.js', config: 'c=50' },
+  { file: 'http/hono.js', config: 'c=50' },
 ];
+const FRAMEWORKS = ['express', 'fastify', 'koa', 'hono'];
 const LIMIT = { file: 'http/raw-net.js', config: 'c=50' };
 const VERSIONS = ['20', '22.23.5', '24.22.3', '26.12.1'];
 
@@ -70,7 +73,7 @@ if (args['dry-run']) {
   const r = benchOne(process.execPath, { runs: 1, duration: 1 });
   report(r);
   for (const row of r.rows) if (!(Number(row.old) > 0 && Number(row.new) > 0)) throw new Error(`no rate for ${row.benchmark}`);
-  for (const micro of ['micro/build-message.js', 'micro/validate.js']) {
+  for (const micro of ['micro/build-message.js', 'micro/validate.js', 'micro/express-birth.js', 'startup.js']) {
     const m = spawnSync(process.execPath, [path.join(__dirname, micro), '--dry-run'], { encoding: 'utf8' });
     if (m.status !== 0) throw new Error(`${micro}: ${m.stderr}`);
     console.log(`${micro} --dry-run: ok (${m.stdout.trim().split('\n').length - 1} rows)`);
@@ -97,6 +100,13 @@ if (args['dry-run']) {
       return { label: r.version, values: h ? [median(h.samples.stock.map((s) => s.rate)), median(h.samples.patched.map((s) => s.rate))] : [0, 0] };
     });
     write('chart.svg', barChart({ title: 'hello.js (setHeader + end): requests/s, median', groups, series: ['stock', 'http-fastpath'] }));
-    console.log(`\nwrote ${path.relative(process.cwd(), resultsDir)}/summary.md and chart.svg`);
+    for (const fw of FRAMEWORKS) {
+      const fwGroups = all.map((r) => {
+        const x = r.results.find((res) => res.file === `http/${fw}.js`);
+        return { label: r.version, values: x ? [median(x.samples.stock.map((s) => s.rate)), median(x.samples.patched.map((s) => s.rate))] : [0, 0] };
+      });
+      write(`chart-${fw}.svg`, barChart({ title: `${fw}.js (JSON route, six headers): requests/s, median`, groups: fwGroups, series: ['stock', 'http-fastpath'] }));
+    }
+    console.log(`\nwrote ${path.relative(process.cwd(), resultsDir)}/summary.md, chart.svg and chart-<framework>.svg`);
   }
 }
