@@ -20,6 +20,8 @@ const stats = require('../setup/stats');
 
 const { IncomingMessage, ServerResponse } = http;
 const getPrototypeOf = Object.getPrototypeOf;
+// Always false: guards the never-run sizing branches of the constructors below.
+const sizeHint = false;
 
 // Channels that publish req/res before the 'request' listener runs.
 const requestStart = dc.channel('http.server.request.start');
@@ -77,7 +79,7 @@ function refusal(server, app, syms) {
   return '';
 }
 
-function makeExpressBinder({ technique }) {
+function makeExpressBinder() {
   const bound = new Set(); // WeakRefs of the servers bound, for unbindAll()
   const byServer = new WeakMap();
   const counters = { bound: 0, stepAside: { __proto__: null } };
@@ -100,39 +102,34 @@ function makeExpressBinder({ technique }) {
         server.shouldUpgradeCallback === shouldUpgrade &&
         !requestStart.hasSubscribers && !responseCreated.hasSubscribers;
     };
-    if (technique === 'call') {
-      // Node 20: V8 11.3 makes Reflect.construct with a foreign new.target
-      // ~20x slower than calling Node's constructor on a fresh `this`.
-      const ExpressIncomingMessage = function ExpressIncomingMessage(socket) {
-        if (!ownsRequests()) return stockRequest(socket);
-        IncomingMessage.call(this, socket);
-      };
-      ExpressIncomingMessage.prototype = reqProto;
-      const ExpressServerResponse = function ExpressServerResponse(req, options) {
-        // Built right after its request, in the same parser callback.
-        if (getPrototypeOf(req) !== reqProto) return new ServerResponse(req, options);
-        ServerResponse.call(this, req, options);
-      };
-      ExpressServerResponse.prototype = resProto;
-      return { ExpressIncomingMessage, ExpressServerResponse };
-    }
-    // 22+: Reflect.construct with a new.target whose prototype is the app's
-    // gives the object the instance layout of Node's own constructor (V8
-    // sizes a derived map from the constructor); `IncomingMessage.call(this)`
-    // on a plain function's `this` leaves most fields out of object and is
-    // slower than stock there.
-    function ExpressRequestTarget() {}
-    ExpressRequestTarget.prototype = reqProto;
-    function ExpressResponseTarget() {}
-    ExpressResponseTarget.prototype = resProto;
+    // Node's constructors run on a fresh `this` whose prototype is the app's.
+    // V8 sizes a plain function's instances by the `this.x =` assignments in
+    // its own body, so each constructor carries a branch that never runs and
+    // asks for the room Node's constructors fill (IncomingMessage sets ~26
+    // fields, ServerResponse ~40); without it most fields land out of object.
+    // Measured against Reflect.construct with the app's prototype as
+    // new.target (benchmark/micro/express-birth.js and http/express.js):
+    // that is ~50x slower on Node 20 and no faster on 22-26.
     function ExpressIncomingMessage(socket) {
       if (!ownsRequests()) return stockRequest(socket);
-      return Reflect.construct(IncomingMessage, [socket], ExpressRequestTarget);
+      if (sizeHint) {
+        this.f0 = this.f1 = this.f2 = this.f3 = this.f4 = this.f5 = this.f6 = this.f7 = null;
+        this.f8 = this.f9 = this.f10 = this.f11 = this.f12 = this.f13 = this.f14 = this.f15 = null;
+      }
+      IncomingMessage.call(this, socket);
     }
+    ExpressIncomingMessage.prototype = reqProto;
     function ExpressServerResponse(req, options) {
+      // Built right after its request, in the same parser callback.
       if (getPrototypeOf(req) !== reqProto) return new ServerResponse(req, options);
-      return Reflect.construct(ServerResponse, [req, options], ExpressResponseTarget);
+      if (sizeHint) {
+        this.f0 = this.f1 = this.f2 = this.f3 = this.f4 = this.f5 = this.f6 = this.f7 = null;
+        this.f8 = this.f9 = this.f10 = this.f11 = this.f12 = this.f13 = this.f14 = this.f15 = null;
+        this.f16 = this.f17 = this.f18 = this.f19 = this.f20 = this.f21 = this.f22 = this.f23 = null;
+      }
+      ServerResponse.call(this, req, options);
     }
+    ExpressServerResponse.prototype = resProto;
     return { ExpressIncomingMessage, ExpressServerResponse };
   }
 

@@ -36,9 +36,6 @@ function makeAdapter(major = Number(process.versions.node.split('.')[0])) {
     // presets the listener table.
     hasFastHeaderContainer: major >= 26,
     hasListenerPreset: major >= 26,
-    // How Express apps' requests are born with the app's prototypes
-    // (lib/frameworks/express.js): per line, the faster in benchmark/micro/express-birth.js.
-    expressTechnique: major === 20 ? 'call' : 'reflect',
   };
   const required = ['kOutHeaders', 'kCorked', 'kErrored'];
   if (major >= 22) required.push('kSocket', 'kChunkedBuffer');

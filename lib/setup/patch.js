@@ -31,7 +31,7 @@ function plan(adapter, { verify = false } = {}) {
     patches.push({ target: out, owner: 'OutgoingMessage', name: 'appendHeader', make: (orig) => makeContainerCreator(adapter, orig) });
   }
   if (process.env.HTTP_FASTPATH_EXPRESS !== '0') {
-    const binder = makeExpressBinder({ technique: adapter.expressTechnique });
+    const binder = makeExpressBinder();
     patches.push({
       target: net.Server.prototype, owner: 'net.Server', name: 'listen', binder,
       make: (orig) => function listen() {
