@@ -10,4 +10,4 @@ const path = require('path');
 const root = path.join(__dirname, '..');
 const out = path.join(root, 'target', 'testing');
 execFileSync('cargo', ['build', '--quiet', '--lib', '--features', 'testing', '--target-dir', out], { cwd: root, stdio: 'inherit' });
-fs.copyFileSync(path.join(out, 'debug', 'libhttp_fastpath.so'), path.join(out, 'http-fastpath.testing.node'));
+fs.copyFileSync(path.join(out, 'debug', 'libhttp_fastpath.so'), path.join(out, 'test-hooks.node'));

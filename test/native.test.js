@@ -132,7 +132,7 @@ test('the shipped addon has no test-only exports', () => {
 });
 
 test('a Rust panic reaches JS as an Error and the process lives on (testing build)', () => {
-  const testing = require('../target/testing/http-fastpath.testing.node');
+  const testing = require('../target/testing/test-hooks.node');
   assert.throws(() => testing.__panicForTesting(), /deliberate test panic/);
   assert.deepStrictEqual(testing.buildHttpMessage('A\r\n', []), Buffer.from('A\r\n\r\n'));
 });
