@@ -5,7 +5,11 @@
 //   - both tarballs: the native features load from the platform package,
 //     nothing is compiled, no build directory is left;
 //   - the main tarball alone: the install succeeds, says in one line which
-//     native features are off, and the JS fast paths are active.
+//     native features are off, and the JS fast paths are active;
+//   - the main tarball alone with cargo on the PATH: the install builds the
+//     addon from source, shows cargo's progress, and leaves only the .node
+//     file (no build directory) in the package. Node-independent and ~25 s of
+//     compiling, so it runs on Node 20 only (CI's first line).
 
 const test = require('node:test');
 const assert = require('node:assert');
@@ -86,4 +90,22 @@ test('main package alone, no cargo: the install succeeds with one line, the JS f
   assert.strictEqual(s.active, true);
   assert.strictEqual(s.native.loaded, false);
   assert.match(s.native.reason, new RegExp(`^no native binary for ${platform}`));
+});
+
+test('main package alone, with cargo: built from source at install, no build directory left', { skip: Number(process.versions.node.split('.')[0]) !== 20 && 'runs on Node 20 only' }, () => {
+  const app = freshApp('source-build');
+  const tmpBefore = new Set(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('http-fastpath-build-')));
+  const r = spawnSync('npm', ['install', '--foreground-scripts', mainTarball], { cwd: app, env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', CARGO_TARGET_DIR: '' }, encoding: 'utf8' });
+  assert.strictEqual(r.status, 0, r.stderr);
+  const log = r.stdout + r.stderr;
+  assert.match(log, /http-fastpath: no prebuilt binary for \S+: building the addon from source with cargo/);
+  assert.match(log, /Compiling http-fastpath v/, 'cargo\'s progress is shown');
+  assert.match(log, new RegExp(`http-fastpath: built http-fastpath\\.${platform}\\.node`));
+  const installed = path.join(app, 'node_modules', 'http-fastpath');
+  assert.deepStrictEqual(fs.readdirSync(installed).filter((f) => f.endsWith('.node') || f === 'target'), [`http-fastpath.${platform}.node`]);
+  const tmpAfter = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('http-fastpath-build-') && !tmpBefore.has(f));
+  assert.deepStrictEqual(tmpAfter, [], 'the temporary build directory is removed');
+  const s = statusIn(app);
+  assert.strictEqual(s.native.loaded, true, s.native.reason);
+  assert.strictEqual(s.native.source, 'local build');
 });
