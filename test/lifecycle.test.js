@@ -136,3 +136,17 @@ test('a stock server still answers when the shim is disabled', async () => {
   `], { env: { ...process.env, HTTP_FASTPATH: '0' }, encoding: 'utf8' });
   assert.deepStrictEqual(JSON.parse(r.stdout), { body: 'up' });
 });
+
+test('HTTP_FASTPATH_EXPRESS=0: everything but the Express binding', () => {
+  const r = spawnSync(process.execPath, ['-e', `
+    const fastpath = require(${JSON.stringify(root)});
+    const express = require('express');
+    const server = express().listen(0, '127.0.0.1', () => {
+      const s = fastpath.status();
+      console.log(JSON.stringify({ active: s.active, listen: s.patched.includes('net.Server.prototype.listen'), express: s.frameworks.express ?? null }));
+      server.close();
+    });
+  `], { cwd: root, env: { ...process.env, HTTP_FASTPATH_EXPRESS: '0' }, encoding: 'utf8' });
+  assert.strictEqual(r.status, 0, r.stderr);
+  assert.deepStrictEqual(JSON.parse(r.stdout), { active: true, listen: false, express: null });
+});
