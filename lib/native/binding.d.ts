@@ -20,8 +20,7 @@ export declare class HeaderStore {
 /**
  * `buildHttpMessage(firstLine, headers, body?, out?)`
  *
- * `firstLine` includes its CRLF (`'HTTP/1.1 200 OK\r
-'`); `headers` is a flat
+ * `firstLine` ends with its CRLF (`HTTP/1.1 200 OK` + CRLF); `headers` is a flat
  * array `[name0, value0, name1, value1, …]` of strings; `body` is a string
  * (UTF-8), a Buffer/Uint8Array, or undefined. With `out`, the message is
  * copied into it and the byte count returned; without, a new Buffer is returned.
