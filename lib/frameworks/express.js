@@ -65,16 +65,14 @@ function isDefaultShouldUpgrade(fn) {
   return typeof fn === 'function' && String(fn) === defaultUpgradeSource;
 }
 
-// Why this server's requests cannot be born with the app's prototypes, or ''.
-function refusal(server, app, syms) {
-  if (syms.kIncomingMessage === undefined || syms.kServerResponse === undefined) return 'notHttpServer';
-  const ev = server._events;
-  const listener = ev && ev.request;
+// Why this HTTP server's requests cannot be born with the prototypes of
+// `listener` (its 'request' listener entry), or ''.
+function refusal(server, listener, syms) {
   if (listener === undefined) return 'noListener';
   if (typeof listener !== 'function') return 'manyListeners';
-  if (!isExpressApp(app)) return 'notExpress';
+  if (!isExpressApp(listener)) return 'notExpress';
   if (server[syms.kIncomingMessage] !== IncomingMessage || server[syms.kServerResponse] !== ServerResponse) return 'customClasses';
-  for (const name of FOREIGN_EVENTS) if (ev[name] !== undefined) return 'foreignListener';
+  for (const name of FOREIGN_EVENTS) if (server._events[name] !== undefined) return 'foreignListener';
   if (!isDefaultShouldUpgrade(server.shouldUpgradeCallback)) return 'shouldUpgradeCallback';
   return '';
 }
@@ -93,7 +91,7 @@ function makeExpressBinder() {
     const reqProto = app.request;
     const resProto = app.response;
     const shouldUpgrade = server.shouldUpgradeCallback;
-    // Checked per request: cheap loads only.
+    // Checked per request: cheap loads only (FOREIGN_EVENTS spelled out).
     const ownsRequests = () => {
       const ev = server._events;
       return ev.request === app && ev.upgrade === undefined && ev.connect === undefined &&
@@ -141,8 +139,9 @@ function makeExpressBinder() {
   function consider(server) {
     if (byServer.has(server)) return;
     const syms = serverSymbols(server);
-    if (syms.kIncomingMessage === undefined) return; // a net/tls server: not ours to count
-    const app = server._events && server._events.request;
+    // A net/tls server: not ours to count.
+    if (syms.kIncomingMessage === undefined || syms.kServerResponse === undefined) return;
+    const app = server._events.request;
     const why = refusal(server, app, syms);
     if (why !== '') {
       stepAside(why);
@@ -175,7 +174,7 @@ function makeExpressBinder() {
     return { bound: counters.bound, live, stepAside: { ...counters.stepAside } };
   }
 
-  return { consider, unbindAll, snapshot, isExpressApp };
+  return { consider, unbindAll, snapshot };
 }
 
 module.exports = { makeExpressBinder, isExpressApp };
