@@ -4,8 +4,8 @@
 // get Express's prototypes:
 //   stock    new IncomingMessage / ServerResponse, Express swaps prototypes
 //   call     a function whose prototype is the app's, calling Node's constructor on `this`
-//   sized    the same with a never-run branch of `this.x =` assignments, from which V8
-//            sizes the instances (what lib/frameworks/express.js does)
+//   sized    the constructors lib/frameworks/express.js gives the server: `call` with a
+//            never-run branch of `this.x =` assignments, from which V8 sizes the instances
 //   reflect  Reflect.construct(Node's constructor, args, target with the app's prototype)
 // Each technique runs in its own process so that none sees another's shapes.
 //   node benchmark/micro/express-birth.js [--n 20000] [--runs 5] [--dry-run]
@@ -21,6 +21,7 @@ function measure(technique, n, runs) {
   const http = require('http');
   const net = require('net');
   const express = require('express');
+  const { makeExpressBinder } = require('../../lib/frameworks/express');
   const { IncomingMessage, ServerResponse } = http;
   const app = express();
   let sink = 0;
@@ -33,28 +34,16 @@ function measure(technique, n, runs) {
   CallRequest.prototype = app.request;
   function CallResponse(req, options) { ServerResponse.call(this, req, options); }
   CallResponse.prototype = app.response;
-  const never = false;
-  function SizedRequest(socket) {
-    if (never) {
-      this.f0 = this.f1 = this.f2 = this.f3 = this.f4 = this.f5 = this.f6 = this.f7 = null;
-      this.f8 = this.f9 = this.f10 = this.f11 = this.f12 = this.f13 = this.f14 = this.f15 = null;
-    }
-    IncomingMessage.call(this, socket);
-  }
-  SizedRequest.prototype = app.request;
-  function SizedResponse(req, options) {
-    if (never) {
-      this.f0 = this.f1 = this.f2 = this.f3 = this.f4 = this.f5 = this.f6 = this.f7 = null;
-      this.f8 = this.f9 = this.f10 = this.f11 = this.f12 = this.f13 = this.f14 = this.f15 = null;
-      this.f16 = this.f17 = this.f18 = this.f19 = this.f20 = this.f21 = this.f22 = this.f23 = null;
-    }
-    ServerResponse.call(this, req, options);
-  }
-  SizedResponse.prototype = app.response;
+  // The shipped constructors, from the binder itself, on a server whose only
+  // request listener is the app.
+  const server = http.createServer(app);
+  makeExpressBinder().consider(server);
+  const bound = (name) => server[Object.getOwnPropertySymbols(server).find((sym) => sym.description === name)];
+  const shipped = [bound('IncomingMessage'), bound('ServerResponse')];
   const classes = {
     stock: [IncomingMessage, ServerResponse],
     call: [CallRequest, CallResponse],
-    sized: [SizedRequest, SizedResponse],
+    sized: shipped,
     reflect: [
       function ReflectRequest(socket) { return Reflect.construct(IncomingMessage, [socket], RequestTarget); },
       function ReflectResponse(req, options) { return Reflect.construct(ServerResponse, [req, options], ResponseTarget); },
