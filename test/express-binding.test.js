@@ -13,13 +13,12 @@ const assert = require('node:assert');
 const http = require('http');
 const https = require('https');
 const net = require('net');
-const tls = require('tls');
 const fs = require('fs');
 const path = require('path');
 const dc = require('diagnostics_channel');
 const fastpath = require('..');
 const { rawRequest } = require('./helpers/raw-request');
-const { normaliseDates } = require('./helpers/differential');
+const { normaliseDates, recordEvents } = require('./helpers/differential');
 
 const STATIC = path.join(__dirname, 'fixtures', 'static');
 const TLS = { key: fs.readFileSync(path.join(__dirname, 'fixtures', 'tls', 'key.pem')), cert: fs.readFileSync(path.join(__dirname, 'fixtures', 'tls', 'cert.pem')) };
@@ -57,26 +56,6 @@ function look(app, req, res) {
   };
 }
 
-function recordEvents(emitter, label, log) {
-  const emit = emitter.emit;
-  emitter.emit = function (name, ...args) {
-    if (name !== 'newListener' && name !== 'removeListener') log.push(`${label}:${String(name)}`);
-    return emit.call(this, name, ...args);
-  };
-}
-
-function tlsRequest(port, request) {
-  return new Promise((resolve) => {
-    const chunks = [];
-    const socket = tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false }, () => socket.write(request));
-    let quiet;
-    const done = () => { clearTimeout(quiet); socket.destroy(); resolve(Buffer.concat(chunks)); };
-    socket.on('data', (d) => { chunks.push(d); clearTimeout(quiet); quiet = setTimeout(done, 80); });
-    socket.on('close', done);
-    socket.on('error', () => {});
-  });
-}
-
 // Runs one scenario: `build(express, log)` returns { app, listen(app) -> server };
 // `after(server, app, log)` may add listeners once it listens.
 async function runOnce(scenario, express, patched) {
@@ -96,9 +75,8 @@ async function runOnce(scenario, express, patched) {
   const server = await (scenario.listen ?? ((a) => new Promise((resolve) => { const s = a.listen(0, '127.0.0.1', () => resolve(s)); })))(app);
   const classes = kClasses(server);
   if (scenario.after) scenario.after(server, app, log, (req, res) => look(app, req, res));
-  const send = scenario.tls ? tlsRequest : rawRequest;
   const bytes = [];
-  for (const request of [].concat(scenario.requests)) bytes.push(normaliseDates((await send(server.address().port, request)).toString('latin1')));
+  for (const request of [].concat(scenario.requests)) bytes.push(normaliseDates((await rawRequest(server.address().port, request, { tls: scenario.tls })).toString('latin1')));
   const status = fastpath.status();
   server.close();
   if (server.closeAllConnections) server.closeAllConnections();

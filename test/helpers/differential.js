@@ -38,12 +38,11 @@ function instrumentSocket(socket, counts) {
   socket._writev = function (...args) { counts.dispatch++; return _writev.apply(this, args); };
 }
 
-function recordEvents(res, log, index) {
-  const emit = res.emit;
-  res.emit = function (name, ...args) {
-    if (name !== 'unpipe' && name !== 'newListener' && name !== 'removeListener') {
-      log.push(`res${index}:${String(name)}`);
-    }
+// Logs `label:event` for every event the emitter emits but those in `ignore`.
+function recordEvents(emitter, label, log, ignore = ['newListener', 'removeListener']) {
+  const emit = emitter.emit;
+  emitter.emit = function (name, ...args) {
+    if (!ignore.includes(name)) log.push(`${label}:${String(name)}`);
     return emit.call(this, name, ...args);
   };
 }
@@ -72,7 +71,7 @@ function runOnce(scenario) {
     };
     const server = http.createServer(scenario.serverOptions ?? {}, (req, res) => {
       const i = index++;
-      recordEvents(res, events, i);
+      recordEvents(res, `res${i}`, events, ['unpipe', 'newListener', 'removeListener']);
       res.on('close', () => {
         if (++closes === expected) {
           lastData = Date.now(); // wait at least `quiet` ms after the last response
@@ -174,4 +173,4 @@ async function compare(scenario) {
   return { stock, patched };
 }
 
-module.exports = { compare, runOnce, normaliseDates, describeError, snapshotResponse, instrumentSocket };
+module.exports = { compare, runOnce, normaliseDates, describeError, snapshotResponse, instrumentSocket, recordEvents };
