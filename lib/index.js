@@ -145,7 +145,7 @@ function install(how = 'install()', server = undefined) {
   }
   if (!prepare()) return false;
   const patch = require('./setup/patch');
-  const options = { verify: process.env.HTTP_FASTPATH === 'verify' };
+  const options = { verify: process.env.HTTP_FASTPATH === 'verify', sender: fileSender };
   state.patches = patch.plan(state.adapter, options);
   patch.apply(state.patches);
   state.installed = true;
@@ -178,6 +178,17 @@ function uninstall() {
   return true;
 }
 
+// The addon when it can send files natively, else null (first asked by the
+// first file response that qualifies).
+function fileSender() {
+  const { addon } = native();
+  return addon !== null && typeof addon.sendFile === 'function' && addon.sendFileSupported() ? addon : null;
+}
+
+function filePipe() {
+  return state.installed ? state.patches.find((p) => p.owner === 'fs.ReadStream')?.replacement : undefined;
+}
+
 function expressBinder() {
   return state.installed ? state.patches.find((p) => p.binder)?.binder : undefined;
 }
@@ -204,11 +215,13 @@ function nativeStatus() {
     file: n.file,
     reason: n.error ? n.error.message.split('\n')[0] : null,
     features: {
-      // Exported for measurement and for the native file path; no response
-      // takes them today (README: "Native or JS: measured").
+      // Exported for measurement; no response takes them today (README:
+      // "Native or JS: measured").
       messageBuilder: n.addon !== null,
       headerStore: n.addon !== null,
       validators: n.addon !== null,
+      // Used: fs.ReadStream piped into a response (lib/file/read-stream-pipe.js).
+      sendfile: n.addon !== null && typeof n.addon.sendFile === 'function' && n.addon.sendFileSupported(),
     },
   };
 }
@@ -227,6 +240,7 @@ function status() {
     disabledReason: state.disabledReason,
     patched: state.installed ? state.patches.map((p) => `${p.owner}.prototype.${p.name}`) : [],
     frameworks: { express: expressBinder()?.snapshot() },
+    files: filePipe()?.snapshot(),
     native: nativeStatus(),
     stats: require('./setup/stats').snapshot(),
   };

@@ -18,6 +18,12 @@ export declare class HeaderStore {
 }
 
 /**
+ * Stops a pending transfer without calling its callback (the response was
+ * destroyed, or its stream). Returns whether it was still pending.
+ */
+export declare function abortSendFile(id: number): boolean
+
+/**
  * `buildHttpMessage(firstLine, headers, body?, out?)`
  *
  * `firstLine` ends with its CRLF (`HTTP/1.1 200 OK` + CRLF); `headers` is a flat
@@ -32,3 +38,18 @@ export declare function hasInvalidHeaderChar(value: unknown, lenient?: boolean |
 
 /** `isHttpToken(name)`: what Node's `checkIsHttpToken` accepts. */
 export declare function isHttpToken(name: unknown): boolean
+
+/**
+ * Sends `head` then the file range to the socket. `position < 0` reads at the
+ * file's own offset; `length < 0` or infinite sends to the end of the file.
+ * Returns 0 when all was sent during the call, a transfer id (> 0) when the
+ * rest will be sent as the socket drains, or `-errno` on failure. `out[0]`
+ * and `out[1]` receive the socket and file bytes sent during the call.
+ * `onProgress(status, socketBytes, fileBytes)` (cumulative counts) is called
+ * later only for a pending transfer: status 1 = progress, 0 = done,
+ * `-errno` = failed.
+ */
+export declare function sendFile(sockFd: number, fileFd: number, head: Uint8Array, position: number, length: number, out: Float64Array, onProgress: (arg: [number, number, number]) => void): number
+
+/** Whether `sendFile` can run here (Linux, with libuv exported by the host). */
+export declare function sendFileSupported(): boolean

@@ -12,7 +12,28 @@ const { makeContainerCreator, makeSetHeader } = require('../response/header-cont
 const { headersSymbol, makeGetHeaders } = require('../response/http2-compat');
 const { makeVerifyingStoreHeader } = require('../response/verify');
 
-function plan(adapter, { verify = false } = {}) {
+// `sender` returns the addon when it can send files (sendfile), else null.
+function planFilePipe(sender) {
+  if (process.env.HTTP_FASTPATH_SENDFILE === '0' || process.platform !== 'linux') return [];
+  const { makeFilePipe } = require('../file/read-stream-pipe');
+  const fs = require('fs');
+  return [{
+    target: fs.ReadStream.prototype, owner: 'fs.ReadStream', name: 'pipe',
+    make: (orig) => {
+      // Read when applied, after the response patches: their end is the one a stock response has.
+      const out = http.OutgoingMessage.prototype;
+      const own = {
+        write: out.write, end: http.ServerResponse.prototype.end, implicitHeader: http.ServerResponse.prototype._implicitHeader,
+        send: out._send, writeRaw: out._writeRaw,
+      };
+      const filePipe = makeFilePipe(orig, sender, own);
+      filePipe.pipe.snapshot = filePipe.snapshot;
+      return filePipe.pipe;
+    },
+  }];
+}
+
+function plan(adapter, { verify = false, sender = () => null } = {}) {
   const out = http.OutgoingMessage.prototype;
   const res = http.ServerResponse.prototype;
   if (verify) {
@@ -41,6 +62,7 @@ function plan(adapter, { verify = false } = {}) {
       undo: () => binder.unbindAll(),
     });
   }
+  patches.push(...planFilePipe(sender));
   return patches;
 }
 

@@ -1,0 +1,270 @@
+'use strict';
+// The native file path: `fs.ReadStream#pipe(res)` into an HTTP/1 response on
+// a plain TCP socket sends the file with sendfile(2) from the Rust addon
+// (src/file_send) instead of reading it into Buffers and writing each one.
+//
+// How it stays stock: pipe() itself is Node's (same listeners, 'pipe',
+// 'resume', 'unpipe', dest.end() on 'end'). Only the stream's first _read is
+// replaced: at that point (the file is open, the stream is flowing into this
+// response and nothing else) the head is rendered exactly where the first
+// res.write would render it (res._implicitHeader(), so wrapped writeHeads
+// run), then the head and the file range go to the socket natively, and
+// the stream is ended with push(null) as Node's _read does at end of file.
+// So the stream still emits 'open', 'ready', 'end', 'close' and the response
+// 'finish', 'close', in the same order. What no longer happens is the
+// per-chunk 'data'/'pause'/'drain' traffic between them, which nothing else
+// listens to (checked) and whose count depends on timing anyway.
+//
+// Every condition below is re-checked when the transfer starts; anything not
+// proven to behave the same takes Node's own _read for that response, counted
+// by reason in status().files.
+
+const fs = require('fs');
+const http = require('http');
+const net = require('net');
+
+const { OutgoingMessage, ServerResponse } = http;
+const ReadStream = fs.ReadStream;
+const stockRead = ReadStream.prototype._read;
+const stockDestroy = ReadStream.prototype._destroy;
+const socketBytesDispatched = Object.getOwnPropertyDescriptor(net.Socket.prototype, '_bytesDispatched');
+
+// Errors of sendfile(2) that mean "not this kind of file" (a FIFO, a
+// character device...): Node's own reads take over, nothing was lost.
+const EINVAL = 22;
+const ENOSYS = 38;
+const ESPIPE = 29;
+const EOPNOTSUPP = 95;
+const UNSUPPORTED_FILE = new Set([EINVAL, ENOSYS, ESPIPE, EOPNOTSUPP]);
+
+const kResponse = Symbol('http-fastpath.fileResponse');
+const kTransfer = Symbol('http-fastpath.fileTransfer');
+const kNativeBytes = Symbol('http-fastpath.nativeBytesWritten');
+const EMPTY = Buffer.alloc(0);
+const out = new Float64Array(2);
+
+const counts = { native: 0, stock: { __proto__: null } };
+
+function stock(reason) {
+  counts.stock[reason] = (counts.stock[reason] || 0) + 1;
+  return false;
+}
+
+function symbolNamed(obj, description) {
+  return Object.getOwnPropertySymbols(obj).find((s) => s.description === description);
+}
+
+let kFs; // ReadStream's own symbol for its fs implementation (options.fs)
+function usesNodeFs(src) {
+  if (kFs === undefined) kFs = symbolNamed(src, 'kFs') || null;
+  return kFs !== null && src[kFs] === fs;
+}
+
+let TCP; // the TCP handle class, learnt from the first socket that has one
+function isTcpHandle(handle) {
+  if (TCP === undefined && handle.constructor && handle.constructor.name === 'TCP') TCP = handle.constructor;
+  return TCP !== undefined && handle instanceof TCP;
+}
+
+// `makeFilePipe(originalPipe, sender)`: `sender()` returns the addon's
+// sendFile functions, or null when there is no native file path (loaded on
+// the first response that qualifies, so a preload still loads no .node).
+function makeFilePipe(originalPipe, sender, own) {
+  // The response methods a stream's bytes pass through in stock Node (with
+  // this package's end): an app or middleware that replaced one of them on a
+  // response (compression) must see the bytes, so that response stays stock.
+  const { write, end, implicitHeader, send, writeRaw } = own;
+
+  function responseIsStock(res) {
+    return res.write === write && res.end === end && res._implicitHeader === implicitHeader &&
+      res._send === send && res._writeRaw === writeRaw;
+  }
+
+  // Checks that need no socket, made when pipe() is called.
+  function pipeRefusal(src, res) {
+    const state = src._readableState;
+    if (state.objectMode || state.decoder !== null || state.flowing !== null || state.pipes.length !== 0 ||
+        state.length !== 0 || state.ended || state.destroyed || state.errored) return 'streamState';
+    if (src.listenerCount('data') !== 0 || src.listenerCount('readable') !== 0) return 'otherConsumer';
+    if (src._read !== stockRead || src._destroy !== stockDestroy || !usesNodeFs(src)) return 'customStream';
+    if (src.bytesRead !== 0) return 'streamState';
+    if (!responseIsStock(res)) return 'replacedResponseMethods';
+    return headRefusal(src, res);
+  }
+
+  // The response must be framed by Content-Length, so its body is exactly the
+  // file bytes (chunked framing would need the chunk sizes Node would write).
+  function headRefusal(src, res) {
+    if (res.destroyed || res.finished || !res._hasBody) return 'noBody';
+    if (res.strictContentLength) return 'strictContentLength';
+    if (res._header) return res.chunkedEncoding ? 'chunked' : null;
+    if (!res.hasHeader('content-length') || res.hasHeader('transfer-encoding')) return 'chunked';
+    const length = Number(res.getHeader('content-length'));
+    const start = src.start === undefined ? 0 : src.start;
+    if (src.end !== Infinity && length !== src.end - start + 1) return 'lengthMismatch';
+    return null;
+  }
+
+  // Checks made when the transfer starts: the socket is this response's, and
+  // Node has nothing queued for it, so the native bytes come next on the wire.
+  function socketRefusal(res) {
+    const socket = res.socket;
+    if (!socket || socket._httpMessage !== res) return 'notOnSocket';
+    if (socket.encrypted) return 'tls';
+    const handle = socket._handle;
+    if (!handle || !isTcpHandle(handle) || !(handle.fd >= 0)) return 'notTcp';
+    if (socket.destroyed || !socket.writable || socket.connecting) return 'socketState';
+    if (socket.writableLength !== 0 || handle.writeQueueSize !== 0 || socket.writableCorked !== 0 ||
+        res.outputData.length !== 0 || res.writableCorked !== 0) return 'pendingWrites';
+    return null;
+  }
+
+  function pipe(dest, options) {
+    if (dest instanceof ServerResponse && this instanceof ReadStream && this[kResponse] === undefined) {
+      const why = pipeRefusal(this, dest);
+      if (why === null) {
+        this[kResponse] = dest;
+        this._read = nativeRead;
+      } else {
+        stock(why);
+      }
+    }
+    return originalPipe.apply(this, arguments);
+  }
+
+  function fallBack(src, n, reason) {
+    stock(reason);
+    src._read = stockRead;
+    return stockRead.call(src, n);
+  }
+
+  // Replaces the stream's first _read: Node calls it once the file is open
+  // and the stream flows.
+  function nativeRead(n) {
+    const res = this[kResponse];
+    const state = this._readableState;
+    if (state.pipes.length !== 1 || state.pipes[0] !== res || this.listenerCount('data') !== 1 ||
+        this.listenerCount('readable') !== 0 || state.length !== 0 || state.decoder !== null || this.bytesRead !== 0) {
+      return fallBack(this, n, 'otherConsumer');
+    }
+    if (!responseIsStock(res)) return fallBack(this, n, 'replacedResponseMethods');
+    const headWhy = headRefusal(this, res);
+    if (headWhy !== null) return fallBack(this, n, headWhy);
+    const socketWhy = socketRefusal(res);
+    if (socketWhy !== null) return fallBack(this, n, socketWhy);
+    const length = this.pos !== undefined ? this.end - this.pos + 1 : this.end - this.bytesRead + 1;
+    if (!(length > 0)) return fallBack(this, n, 'emptyRange');
+    const addon = sender();
+    if (addon === null) return fallBack(this, n, 'noNative');
+
+    // Where stock renders the head: the first res.write of the pipe.
+    if (!res._header) {
+      res._implicitHeader();
+      if (res.chunkedEncoding || !res._hasBody) return fallBack(this, n, 'chunked');
+    }
+    const head = res._headerSent ? EMPTY : Buffer.from(res._header, 'latin1');
+    res._headerSent = true;
+    const socket = res.socket;
+    const transfer = { src: this, res, socket, id: 0, socketBytes: 0, fileBytes: 0, onClose: null };
+    const rc = addon.sendFile(socket._handle.fd, this.fd, head, this.pos === undefined ? -1 : this.pos,
+      length === Infinity ? -1 : length, out, (status, socketBytes, fileBytes) => progress(transfer, status, socketBytes, fileBytes));
+    account(transfer, out[0], out[1]);
+    if (rc === 0) {
+      counts.native++;
+      finish(transfer);
+    } else if (rc > 0) {
+      counts.native++;
+      transfer.id = rc;
+      transfer.onClose = () => abort(transfer, addon);
+      socket.once('close', transfer.onClose);
+      this._destroy = destroyDuringTransfer;
+      this[kTransfer] = transfer;
+    } else if (transfer.fileBytes === 0 && UNSUPPORTED_FILE.has(-rc)) {
+      // Not a file sendfile can read: the head (if it went out) stays sent.
+      return fallBack(this, n, 'unsupportedFile');
+    } else {
+      counts.native++;
+      fail(transfer, -rc);
+    }
+  }
+
+  function destroyDuringTransfer(err, cb) {
+    const transfer = this[kTransfer];
+    if (transfer !== undefined && transfer.id !== 0) abort(transfer, sender());
+    return stockDestroy.call(this, err, cb);
+  }
+
+  return { pipe, snapshot: () => ({ native: counts.native, stock: { ...counts.stock } }) };
+}
+
+// Counts the native bytes where Node counts written and read bytes: the
+// socket's bytesWritten (its handle never saw them) and the stream's
+// bytesRead/pos, and refreshes the socket's idle timeout as a write would.
+function account(transfer, socketBytes, fileBytes) {
+  const { socket, src } = transfer;
+  const sent = socketBytes - transfer.socketBytes;
+  const read = fileBytes - transfer.fileBytes;
+  transfer.socketBytes = socketBytes;
+  transfer.fileBytes = fileBytes;
+  if (sent > 0) {
+    if (socket[kNativeBytes] === undefined) {
+      socket[kNativeBytes] = 0;
+      Object.defineProperty(socket, '_bytesDispatched', {
+        configurable: true, enumerable: false,
+        get() { return socketBytesDispatched.get.call(this) + this[kNativeBytes]; },
+      });
+    }
+    socket[kNativeBytes] += sent;
+    socket._unrefTimer();
+  }
+  if (read > 0) {
+    src.bytesRead += read;
+    if (src.pos !== undefined) src.pos += read;
+  }
+}
+
+function settle(transfer) {
+  const { src, socket } = transfer;
+  if (transfer.onClose !== null) socket.removeListener('close', transfer.onClose);
+  transfer.id = 0;
+  src._read = stockRead;
+  if (Object.prototype.hasOwnProperty.call(src, '_destroy')) src._destroy = stockDestroy;
+}
+
+// The whole range is on the socket: end the stream as Node's _read does at
+// end of file (push(null): 'end', then pipe's res.end(), then 'close').
+function finish(transfer) {
+  settle(transfer);
+  if (!transfer.src.destroyed) transfer.src.push(null);
+}
+
+// A failed socket write: the socket is destroyed with the error, as Node
+// does when a write fails; the stream is left to its owner, as in stock.
+function fail(transfer, errno) {
+  settle(transfer);
+  const { socket } = transfer;
+  if (!socket.destroyed) {
+    const name = require('util').getSystemErrorName(-errno);
+    const err = new Error(`write ${name}`);
+    err.errno = -errno;
+    err.code = name;
+    err.syscall = 'write';
+    socket.destroy(err);
+  }
+}
+
+function progress(transfer, status, socketBytes, fileBytes) {
+  account(transfer, socketBytes, fileBytes);
+  if (status === 0) finish(transfer);
+  else if (status < 0) fail(transfer, -status);
+}
+
+// The socket closed or the stream was destroyed mid-file: stop sending, as
+// stock stops writing; nothing else changes.
+function abort(transfer, addon) {
+  if (transfer.id === 0) return;
+  addon.abortSendFile(transfer.id);
+  settle(transfer);
+}
+
+module.exports = { makeFilePipe };

@@ -1,0 +1,293 @@
+//! Zero-copy file responses: `sendFile` writes an HTTP head and a file range
+//! to a socket from native code (send + sendfile, see `transfer`). What the
+//! socket takes at once is sent during the call; the rest is sent from a
+//! libuv poll handle on a duplicate of the socket's descriptor, on the event
+//! loop's own thread, reporting progress to a JS callback. Nothing blocks on
+//! the socket and nothing but this module writes to it until the transfer
+//! ends, because the JS side hands a response over only while Node has
+//! nothing queued for that socket and keeps its writes away until the
+//! callback says done.
+
+mod transfer;
+mod uv;
+
+pub use transfer::{Step, Transfer, BURST_BYTES};
+
+use napi::bindgen_prelude::{Float64ArraySlice, Function};
+use napi::{sys, Env, JsValue, Result};
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::ffi::{c_int, c_void};
+use std::ptr;
+
+/// A transfer waiting for its socket to become writable.
+struct Pending {
+    id: u32,
+    transfer: Transfer,
+    /// `uv_poll_t` storage (malloc'd, freed by `free_handle` after uv_close).
+    handle: *mut c_void,
+    env: sys::napi_env,
+    callback: sys::napi_ref,
+    context: sys::napi_async_context,
+    reported: u64,
+    in_callback: bool,
+    aborted: bool,
+}
+
+thread_local! {
+    // Transfers of this thread's JS environment (main thread or one worker).
+    static PENDING: RefCell<HashMap<u32, *mut Pending>> = RefCell::new(HashMap::new());
+    static NEXT_ID: Cell<u32> = const { Cell::new(1) };
+    static CLEANUP_HOOKED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether `sendFile` can run here (Linux, with libuv exported by the host).
+#[napi(js_name = "sendFileSupported")]
+pub fn send_file_supported() -> bool {
+    cfg!(target_os = "linux") && uv::uv().is_some()
+}
+
+/// Sends `head` then the file range to the socket. `position < 0` reads at the
+/// file's own offset; `length < 0` or infinite sends to the end of the file.
+/// Returns 0 when all was sent during the call, a transfer id (> 0) when the
+/// rest will be sent as the socket drains, or `-errno` on failure. `out[0]`
+/// and `out[1]` receive the socket and file bytes sent during the call.
+/// `onProgress(status, socketBytes, fileBytes)` (cumulative counts) is called
+/// later only for a pending transfer: status 1 = progress, 0 = done,
+/// `-errno` = failed.
+#[napi(js_name = "sendFile", catch_unwind)]
+#[allow(clippy::too_many_arguments)]
+pub fn send_file(
+    env: Env,
+    sock_fd: i32,
+    file_fd: i32,
+    head: &[u8],
+    position: f64,
+    length: f64,
+    mut out: Float64ArraySlice<'_>,
+    on_progress: Function<'_, (i32, f64, f64), ()>,
+) -> Result<i32> {
+    // SAFETY: the array's memory belongs to a JS value that lives for this
+    // call; JS is not running while native code runs on its thread.
+    let out = unsafe { out.as_mut() };
+    if out.len() < 2 {
+        return Err(napi::Error::new(napi::Status::InvalidArg, "out must hold 2 numbers"));
+    }
+    let position = (position >= 0.0).then_some(position as i64);
+    let length = (length >= 0.0 && length.is_finite()).then_some(length as u64);
+    let mut transfer = match Transfer::new(sock_fd, file_fd, head, position, length) {
+        Ok(t) => t,
+        Err(e) => return Ok(-e.raw_os_error().unwrap_or(libc::EBADF)),
+    };
+    let step = transfer.pump();
+    out[0] = transfer.socket_bytes as f64;
+    out[1] = transfer.file_bytes as f64;
+    match step {
+        Step::Done => Ok(0),
+        Step::Failed(e) => Ok(-e),
+        Step::WouldBlock => wait_writable(&env, transfer, on_progress.raw()),
+    }
+}
+
+/// Stops a pending transfer without calling its callback (the response was
+/// destroyed, or its stream). Returns whether it was still pending.
+#[napi(js_name = "abortSendFile")]
+pub fn abort_send_file(id: u32) -> bool {
+    let Some(p) = PENDING.with(|m| m.borrow().get(&id).copied()) else {
+        return false;
+    };
+    // SAFETY: pointers in PENDING are live Boxes owned by the registry (removed
+    // before being freed), used only on this thread.
+    let pending = unsafe { &mut *p };
+    if pending.in_callback {
+        pending.aborted = true;
+    } else {
+        let (env, callback, context) = teardown(p);
+        release(env, callback, context);
+    }
+    true
+}
+
+fn check(status: sys::napi_status) -> Result<()> {
+    if status == sys::Status::napi_ok {
+        Ok(())
+    } else {
+        Err(napi::Error::new(napi::Status::GenericFailure, format!("napi call failed ({status})")))
+    }
+}
+
+fn wait_writable(env: &Env, transfer: Transfer, callback: sys::napi_value) -> Result<i32> {
+    let uv = uv::uv().ok_or_else(|| napi::Error::new(napi::Status::GenericFailure, "libuv is not available"))?;
+    let raw_env = env.raw();
+    let lp = env.get_uv_event_loop()? as *mut c_void;
+    // SAFETY: malloc of the size libuv reports for a uv_poll_t; checked for null.
+    let handle = unsafe { libc::malloc(uv.poll_size) };
+    if handle.is_null() {
+        return Err(napi::Error::new(napi::Status::GenericFailure, "out of memory"));
+    }
+    // SAFETY: `handle` is uv_poll_t-sized storage and `lp` is this thread's
+    // loop; the fd is the transfer's own duplicate, open until teardown.
+    let rc = unsafe { (uv.poll_init)(lp, handle, transfer.socket_fd()) };
+    if rc != 0 {
+        // SAFETY: uv_poll_init failed, so libuv holds no reference to it.
+        unsafe { libc::free(handle) };
+        return Ok(rc);
+    }
+    let mut cb_ref = ptr::null_mut();
+    let mut context = ptr::null_mut();
+    // SAFETY: plain Node-API calls on the current env with values of this call.
+    unsafe {
+        check(sys::napi_create_reference(raw_env, callback, 1, &mut cb_ref))?;
+        let mut resource = ptr::null_mut();
+        check(sys::napi_create_object(raw_env, &mut resource))?;
+        let mut name = ptr::null_mut();
+        check(sys::napi_create_string_utf8(raw_env, c"HttpFastpathSendFile".as_ptr(), usize::MAX as isize, &mut name))?;
+        check(sys::napi_async_init(raw_env, resource, name, &mut context))?;
+    }
+    hook_cleanup(raw_env);
+    let id = NEXT_ID.with(|n| {
+        let id = n.get();
+        n.set(if id == u32::MAX { 1 } else { id + 1 });
+        id
+    });
+    let reported = transfer.socket_bytes;
+    let pending = Box::into_raw(Box::new(Pending {
+        id,
+        transfer,
+        handle,
+        env: raw_env,
+        callback: cb_ref,
+        context,
+        reported,
+        in_callback: false,
+        aborted: false,
+    }));
+    PENDING.with(|m| m.borrow_mut().insert(id, pending));
+    // SAFETY: the handle is initialised; its data points to the Pending that
+    // stays alive until teardown, which closes the handle first.
+    let rc = unsafe {
+        (uv.handle_set_data)(handle, pending.cast());
+        (uv.poll_start)(handle, uv::UV_WRITABLE, on_writable)
+    };
+    if rc != 0 {
+        let (env, callback, context) = teardown(pending);
+        release(env, callback, context);
+        return Ok(rc);
+    }
+    Ok(id as i32)
+}
+
+/// Closes the poll handle and the duplicated descriptors and forgets the
+/// transfer; returns what the JS callback needs.
+fn teardown(p: *mut Pending) -> (sys::napi_env, sys::napi_ref, sys::napi_async_context) {
+    // SAFETY: `p` came from Box::into_raw in wait_writable and is still in
+    // PENDING (each path removes it exactly once, here).
+    let pending = unsafe { Box::from_raw(p) };
+    PENDING.with(|m| m.borrow_mut().remove(&pending.id));
+    if let Some(uv) = uv::uv() {
+        // SAFETY: the handle is an initialised, not yet closed uv_poll_t; after
+        // uv_close libuv never calls on_writable again and frees nothing of
+        // ours but through free_handle. Closing the duplicated descriptor right
+        // after uv_close is allowed for poll handles (uv.h).
+        unsafe { (uv.close)(pending.handle, Some(free_handle)) };
+    }
+    (pending.env, pending.callback, pending.context)
+    // `pending` drops here: the duplicated descriptors close.
+}
+
+unsafe extern "C" fn free_handle(handle: *mut c_void) {
+    // SAFETY: libuv is done with the handle (close callback); it was malloc'd.
+    unsafe { libc::free(handle) };
+}
+
+fn release(env: sys::napi_env, callback: sys::napi_ref, context: sys::napi_async_context) {
+    // SAFETY: both were created on this env and are released once.
+    unsafe {
+        sys::napi_delete_reference(env, callback);
+        sys::napi_async_destroy(env, context);
+    }
+}
+
+/// Calls the JS callback inside a proper callback scope (async context,
+/// nextTick queue and microtasks drained after), as libuv callbacks into
+/// Node's own JS are; a throw becomes an uncaught exception, as there.
+fn report(env: sys::napi_env, callback: sys::napi_ref, context: sys::napi_async_context, status: i32, socket_bytes: u64, file_bytes: u64) {
+    // SAFETY: called on the loop thread outside any other Node-API call, with
+    // the env, reference and async context of a live transfer.
+    unsafe {
+        let mut scope = ptr::null_mut();
+        if sys::napi_open_handle_scope(env, &mut scope) != sys::Status::napi_ok {
+            return;
+        }
+        let mut func = ptr::null_mut();
+        let mut recv = ptr::null_mut();
+        let mut args = [ptr::null_mut(); 3];
+        sys::napi_get_reference_value(env, callback, &mut func);
+        // napi_make_callback needs an object receiver.
+        sys::napi_get_global(env, &mut recv);
+        sys::napi_create_int32(env, status, &mut args[0]);
+        sys::napi_create_double(env, socket_bytes as f64, &mut args[1]);
+        sys::napi_create_double(env, file_bytes as f64, &mut args[2]);
+        let mut result = ptr::null_mut();
+        let rc = sys::napi_make_callback(env, context, recv, func, 3, args.as_ptr(), &mut result);
+        if rc == sys::Status::napi_pending_exception {
+            let mut error = ptr::null_mut();
+            sys::napi_get_and_clear_last_exception(env, &mut error);
+            sys::napi_fatal_exception(env, error);
+        }
+        sys::napi_close_handle_scope(env, scope);
+    }
+}
+
+unsafe extern "C" fn on_writable(handle: *mut c_void, status: c_int, _events: c_int) {
+    let Some(uv) = uv::uv() else { return };
+    // SAFETY: the handle's data is the live Pending set in wait_writable; a
+    // closed handle never gets here.
+    let p = unsafe { (uv.handle_get_data)(handle) } as *mut Pending;
+    // SAFETY: as above; only this thread touches it.
+    let pending = unsafe { &mut *p };
+    let step = if status < 0 { Step::Failed(-status) } else { pending.transfer.pump() };
+    let (socket_bytes, file_bytes) = (pending.transfer.socket_bytes, pending.transfer.file_bytes);
+    match step {
+        Step::WouldBlock => {
+            if socket_bytes == pending.reported {
+                return;
+            }
+            pending.reported = socket_bytes;
+            pending.in_callback = true;
+            report(pending.env, pending.callback, pending.context, 1, socket_bytes, file_bytes);
+            pending.in_callback = false;
+            if pending.aborted {
+                let (env, callback, context) = teardown(p);
+                release(env, callback, context);
+            }
+        }
+        Step::Done | Step::Failed(_) => {
+            let code = match step {
+                Step::Failed(e) => -e,
+                _ => 0,
+            };
+            let (env, callback, context) = teardown(p);
+            report(env, callback, context, code, socket_bytes, file_bytes);
+            release(env, callback, context);
+        }
+    }
+}
+
+fn hook_cleanup(env: sys::napi_env) {
+    if CLEANUP_HOOKED.with(|h| h.replace(true)) {
+        return;
+    }
+    // SAFETY: registers a plain function with no data for this env's teardown.
+    unsafe { sys::napi_add_env_cleanup_hook(env, Some(close_all), ptr::null_mut()) };
+}
+
+/// Env teardown (process exit, worker termination): close every handle and
+/// descriptor so the loop can close; no JS runs any more.
+unsafe extern "C" fn close_all(_arg: *mut c_void) {
+    let ids: Vec<*mut Pending> = PENDING.with(|m| m.borrow().values().copied().collect());
+    for p in ids {
+        teardown(p);
+    }
+    CLEANUP_HOOKED.with(|h| h.set(false));
+}

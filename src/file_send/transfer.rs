@@ -1,0 +1,258 @@
+//! One file response on the wire: the HTTP head with send(2), then a file
+//! range with sendfile(2), both on a non-blocking socket, stopping when the
+//! socket is full. Plain Rust over owned duplicates of the two descriptors,
+//! so the caller's descriptors can be closed (and their numbers reused) at any
+//! moment without a byte of this transfer going anywhere else.
+
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
+
+/// At most this many file bytes go out in one `pump`, so one transfer to a
+/// fast reader cannot hold the event loop for a whole large file: after a
+/// burst the caller waits for writability (immediate when the socket has room),
+/// letting other sockets run in between.
+pub const BURST_BYTES: u64 = 4 << 20;
+
+/// What stopped a `pump`.
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+pub enum Step {
+    /// The head and the whole range (or the file up to its end) are sent.
+    Done,
+    /// The socket is full, or a burst ended: call `pump` again once writable.
+    WouldBlock,
+    /// send/sendfile failed with this errno (EPIPE, ECONNRESET, EIO...).
+    Failed(i32),
+}
+
+pub struct Transfer {
+    sock: OwnedFd,
+    file: OwnedFd,
+    head: Vec<u8>,
+    head_sent: usize,
+    /// Where the next file byte is read; `None` reads at (and advances) the
+    /// file's own offset, as `fs.read` with a null position does.
+    position: Option<i64>,
+    /// File bytes still to send; `None` sends up to the end of the file.
+    remaining: Option<u64>,
+    /// Bytes written to the socket so far (head and file).
+    pub socket_bytes: u64,
+    /// File bytes written so far.
+    pub file_bytes: u64,
+}
+
+fn dup(fd: RawFd) -> io::Result<OwnedFd> {
+    if fd < 0 {
+        return Err(io::Error::from_raw_os_error(libc::EBADF));
+    }
+    // SAFETY: the caller passes a descriptor it owns and keeps open for the
+    // duration of this call (the JS side reads it from a live handle in the
+    // same synchronous call); borrowing it for the dup is sound.
+    let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+    borrowed.try_clone_to_owned()
+}
+
+fn errno() -> i32 {
+    io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)
+}
+
+impl Transfer {
+    /// Duplicates both descriptors; the originals stay the caller's.
+    pub fn new(sock_fd: RawFd, file_fd: RawFd, head: &[u8], position: Option<i64>, length: Option<u64>) -> io::Result<Transfer> {
+        Ok(Transfer {
+            sock: dup(sock_fd)?,
+            file: dup(file_fd)?,
+            head: head.to_vec(),
+            head_sent: 0,
+            position,
+            remaining: length,
+            socket_bytes: 0,
+            file_bytes: 0,
+        })
+    }
+
+    /// The duplicated socket descriptor (what a poll handle watches).
+    pub fn socket_fd(&self) -> RawFd {
+        self.sock.as_raw_fd()
+    }
+
+    /// Sends as much as the socket takes, up to one burst of file bytes.
+    pub fn pump(&mut self) -> Step {
+        let mut burst: u64 = 0;
+        loop {
+            if self.head_sent < self.head.len() {
+                // MSG_MORE: the head waits for the first file bytes, so a small
+                // file leaves in one segment with its head.
+                let more = if self.remaining == Some(0) { 0 } else { libc::MSG_MORE };
+                let rest = &self.head[self.head_sent..];
+                // SAFETY: `rest` is a live slice of `rest.len()` bytes and the
+                // socket descriptor is owned by self.
+                let n = unsafe { libc::send(self.sock.as_raw_fd(), rest.as_ptr().cast(), rest.len(), libc::MSG_NOSIGNAL | more) };
+                if n < 0 {
+                    match errno() {
+                        libc::EINTR => continue,
+                        libc::EAGAIN => return Step::WouldBlock,
+                        e => return Step::Failed(e),
+                    }
+                }
+                self.head_sent += n as usize;
+                self.socket_bytes += n as u64;
+                continue;
+            }
+            if self.remaining == Some(0) {
+                return Step::Done;
+            }
+            if burst >= BURST_BYTES {
+                return Step::WouldBlock;
+            }
+            let count = self.remaining.unwrap_or(u64::MAX).min(BURST_BYTES - burst) as usize;
+            let n = match self.position.as_mut() {
+                // SAFETY: both descriptors are owned by self; `offset` points to
+                // a live i64 (off_t is i64 on the 64-bit Linux targets built).
+                Some(offset) => unsafe { libc::sendfile(self.sock.as_raw_fd(), self.file.as_raw_fd(), offset as *mut i64, count) },
+                // SAFETY: as above; a null offset makes the kernel use and
+                // advance the file's own offset.
+                None => unsafe { libc::sendfile(self.sock.as_raw_fd(), self.file.as_raw_fd(), std::ptr::null_mut(), count) },
+            };
+            if n < 0 {
+                match errno() {
+                    libc::EINTR => continue,
+                    libc::EAGAIN => return Step::WouldBlock,
+                    e => return Step::Failed(e),
+                }
+            }
+            if n == 0 {
+                // End of file before the range's end: the file is shorter than
+                // it was (stock Node's read returns 0 there and ends the stream).
+                return Step::Done;
+            }
+            let n = n as u64;
+            self.socket_bytes += n;
+            self.file_bytes += n;
+            burst += n;
+            if let Some(left) = self.remaining.as_mut() {
+                *left -= n;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Seek, SeekFrom, Write};
+    use std::os::fd::FromRawFd;
+
+    fn socket_pair() -> (OwnedFd, std::os::unix::net::UnixStream) {
+        let mut fds = [0; 2];
+        // SAFETY: fds is a valid 2-element array for socketpair to fill.
+        let rc = unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM | libc::SOCK_NONBLOCK, 0, fds.as_mut_ptr()) };
+        assert_eq!(rc, 0);
+        // SAFETY: socketpair returned two fresh descriptors that we now own.
+        let (a, b) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let reader = std::os::unix::net::UnixStream::from(b);
+        reader.set_nonblocking(false).unwrap();
+        (a, reader)
+    }
+
+    fn temp_file(bytes: &[u8]) -> std::fs::File {
+        let path = std::env::temp_dir().join(format!("fastpath-transfer-{}-{}", std::process::id(), bytes.len()));
+        let mut f = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        f.write_all(bytes).unwrap();
+        f.seek(SeekFrom::Start(0)).unwrap();
+        f
+    }
+
+    fn drive(t: &mut Transfer, reader: &mut std::os::unix::net::UnixStream, expect: usize) -> Vec<u8> {
+        let mut got = Vec::new();
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let step = t.pump();
+            match step {
+                Step::Done => break,
+                Step::WouldBlock => {
+                    let n = reader.read(&mut buf).unwrap();
+                    got.extend_from_slice(&buf[..n]);
+                }
+                Step::Failed(e) => panic!("failed {e}"),
+            }
+        }
+        while got.len() < expect {
+            let n = reader.read(&mut buf).unwrap();
+            assert!(n > 0);
+            got.extend_from_slice(&buf[..n]);
+        }
+        got
+    }
+
+    fn pattern(len: usize) -> Vec<u8> {
+        (0..len).map(|i| (i * 31 % 251) as u8).collect()
+    }
+
+    #[test]
+    fn head_then_range_across_a_full_socket() {
+        let data = pattern(3 << 20);
+        let file = temp_file(&data);
+        let (sock, mut reader) = socket_pair();
+        let head = b"HTTP/1.1 200 OK\r\ncontent-length: 1000001\r\n\r\n";
+        let mut t = Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), head, Some(12345), Some(1_000_001)).unwrap();
+        let got = drive(&mut t, &mut reader, head.len() + 1_000_001);
+        let mut want = head.to_vec();
+        want.extend_from_slice(&data[12345..12345 + 1_000_001]);
+        assert_eq!(got, want);
+        assert_eq!(t.file_bytes, 1_000_001);
+        assert_eq!(t.socket_bytes, want.len() as u64);
+    }
+
+    #[test]
+    fn to_end_of_file_from_the_file_offset() {
+        let data = pattern(200_000);
+        let mut file = temp_file(&data);
+        file.seek(SeekFrom::Start(7)).unwrap();
+        let (sock, mut reader) = socket_pair();
+        let mut t = Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), b"", None, None).unwrap();
+        let got = drive(&mut t, &mut reader, data.len() - 7);
+        assert_eq!(got, &data[7..]);
+        // The file's own offset advanced, as fs.read with a null position does.
+        assert_eq!(file.stream_position().unwrap(), data.len() as u64);
+    }
+
+    #[test]
+    fn a_short_file_ends_the_transfer_early() {
+        let data = pattern(5000);
+        let file = temp_file(&data);
+        let (sock, mut reader) = socket_pair();
+        let mut t = Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), b"H", Some(0), Some(9000)).unwrap();
+        let got = drive(&mut t, &mut reader, 5001);
+        assert_eq!(got.len(), 5001);
+        assert_eq!(t.file_bytes, 5000);
+    }
+
+    #[test]
+    fn the_originals_can_be_closed_mid_transfer() {
+        let data = pattern(2 << 20);
+        let file = temp_file(&data);
+        let (sock, mut reader) = socket_pair();
+        let mut t = Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), b"", Some(0), Some(data.len() as u64)).unwrap();
+        assert_eq!(t.pump(), Step::WouldBlock);
+        drop(file);
+        drop(sock);
+        let got = drive(&mut t, &mut reader, data.len());
+        assert_eq!(got, data);
+    }
+
+    #[test]
+    fn a_closed_peer_fails_with_epipe() {
+        let data = pattern(1 << 20);
+        let file = temp_file(&data);
+        let (sock, reader) = socket_pair();
+        drop(reader);
+        let mut t = Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), b"head", Some(0), None).unwrap();
+        assert_eq!(t.pump(), Step::Failed(libc::EPIPE));
+    }
+
+    #[test]
+    fn bad_descriptors_are_refused() {
+        assert!(Transfer::new(-1, 0, b"", None, None).is_err());
+    }
+}
