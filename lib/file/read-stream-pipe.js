@@ -21,6 +21,7 @@
 
 const fs = require('fs');
 const http = require('http');
+const { AsyncResource } = require('async_hooks');
 const net = require('net');
 
 const { OutgoingMessage, ServerResponse } = http;
@@ -29,13 +30,15 @@ const stockRead = ReadStream.prototype._read;
 const stockDestroy = ReadStream.prototype._destroy;
 const socketBytesDispatched = Object.getOwnPropertyDescriptor(net.Socket.prototype, '_bytesDispatched');
 
-// Errors of sendfile(2) that mean "not this kind of file" (a FIFO, a
-// character device...): Node's own reads take over, nothing was lost.
-const EINVAL = 22;
-const ENOSYS = 38;
-const ESPIPE = 29;
-const EOPNOTSUPP = 95;
-const UNSUPPORTED_FILE = new Set([EINVAL, ENOSYS, ESPIPE, EOPNOTSUPP]);
+// prepareSendFile's refusals (Node's own reads take over).
+const REFUSALS = { 22: 'emptyOrSpecialFile', 34: 'lengthMismatch' }; // EINVAL, ERANGE
+
+// The Content-Length the response will announce, or -1.
+function announcedLength(res) {
+  if (res._header) return typeof res._contentLength === 'number' ? res._contentLength : -1;
+  const value = Number(res.getHeader('content-length'));
+  return Number.isSafeInteger(value) && value >= 0 ? value : -1;
+}
 
 const kResponse = Symbol('http-fastpath.fileResponse');
 const kTransfer = Symbol('http-fastpath.fileTransfer');
@@ -43,7 +46,7 @@ const kNativeBytes = Symbol('http-fastpath.nativeBytesWritten');
 const EMPTY = Buffer.alloc(0);
 const out = new Float64Array(2);
 
-const counts = { native: 0, stock: { __proto__: null } };
+const counts = { native: 0, waited: 0, stock: { __proto__: null } };
 
 function stock(reason) {
   counts.stock[reason] = (counts.stock[reason] || 0) + 1;
@@ -83,9 +86,9 @@ function makeFilePipe(originalPipe, sender, own) {
   // Checks that need no socket, made when pipe() is called.
   function pipeRefusal(src, res) {
     const state = src._readableState;
-    if (state.objectMode || state.decoder !== null || state.flowing !== null || state.pipes.length !== 0 ||
+    if (src.listenerCount('data') !== 0 || src.listenerCount('readable') !== 0 || state.pipes.length !== 0) return 'otherConsumer';
+    if (state.objectMode || state.decoder !== null || state.flowing !== null ||
         state.length !== 0 || state.ended || state.destroyed || state.errored) return 'streamState';
-    if (src.listenerCount('data') !== 0 || src.listenerCount('readable') !== 0) return 'otherConsumer';
     if (src._read !== stockRead || src._destroy !== stockDestroy || !usesNodeFs(src)) return 'customStream';
     if (src.bytesRead !== 0) return 'streamState';
     if (!responseIsStock(res)) return 'replacedResponseMethods';
@@ -156,34 +159,52 @@ function makeFilePipe(originalPipe, sender, own) {
     if (!(length > 0)) return fallBack(this, n, 'emptyRange');
     const addon = sender();
     if (addon === null) return fallBack(this, n, 'noNative');
+    const socket = res.socket;
+    // The file is checked (regular, its size, the announced length) before
+    // anything about the response changes.
+    const refused = addon.prepareSendFile(socket._handle.fd, this.fd, this.pos === undefined ? -1 : this.pos,
+      length === Infinity ? -1 : length, announcedLength(res));
+    if (refused !== 0) return fallBack(this, n, REFUSALS[-refused] || 'nativeError');
 
     // Where stock renders the head: the first res.write of the pipe.
     if (!res._header) {
-      res._implicitHeader();
-      if (res.chunkedEncoding || !res._hasBody) return fallBack(this, n, 'chunked');
+      try {
+        res._implicitHeader();
+      } catch {
+        // Stock throws this from its first res.write: let it.
+        addon.discardSendFile();
+        return fallBack(this, n, 'headError');
+      }
+      if (!res._hasBody || res.chunkedEncoding) {
+        addon.discardSendFile();
+        return fallBack(this, n, res._hasBody ? 'chunked' : 'noBody');
+      }
     }
     const head = res._headerSent ? EMPTY : Buffer.from(res._header, 'latin1');
     res._headerSent = true;
-    const socket = res.socket;
-    const transfer = { src: this, res, socket, id: 0, socketBytes: 0, fileBytes: 0, onClose: null };
-    const rc = addon.sendFile(socket._handle.fd, this.fd, head, this.pos === undefined ? -1 : this.pos,
-      length === Infinity ? -1 : length, out, (status, socketBytes, fileBytes) => progress(transfer, status, socketBytes, fileBytes));
+    const transfer = { src: this, res, socket, id: 0, socketBytes: 0, fileBytes: 0, onClose: null, resource: null };
+    const rc = addon.sendFile(head, out,
+      (status, socketBytes, fileBytes) => transfer.resource.runInAsyncScope(progress, null, transfer, status, socketBytes, fileBytes));
+    if (rc < 0 && out[0] === 0) {
+      // Nothing went out (the peer is gone): Node's own write meets the same error.
+      res._headerSent = false;
+      return fallBack(this, n, 'nativeError');
+    }
+    counts.native++;
     account(transfer, out[0], out[1]);
     if (rc === 0) {
-      counts.native++;
       finish(transfer);
     } else if (rc > 0) {
-      counts.native++;
+      counts.waited++;
       transfer.id = rc;
+      // Later progress runs in this read's async context, as the callback of
+      // Node's fs.read would (AsyncLocalStorage, async_hooks).
+      transfer.resource = new AsyncResource('HttpFastpathSendFile');
       transfer.onClose = () => abort(transfer, addon);
       socket.once('close', transfer.onClose);
       this._destroy = destroyDuringTransfer;
       this[kTransfer] = transfer;
-    } else if (transfer.fileBytes === 0 && UNSUPPORTED_FILE.has(-rc)) {
-      // Not a file sendfile can read: the head (if it went out) stays sent.
-      return fallBack(this, n, 'unsupportedFile');
     } else {
-      counts.native++;
       fail(transfer, -rc);
     }
   }
@@ -194,7 +215,9 @@ function makeFilePipe(originalPipe, sender, own) {
     return stockDestroy.call(this, err, cb);
   }
 
-  return { pipe, snapshot: () => ({ native: counts.native, stock: { ...counts.stock } }) };
+  // native: responses sent natively (waited: of which some waited for the
+  // socket to drain); stock: responses left to Node, by reason.
+  return { pipe, snapshot: () => ({ native: counts.native, waited: counts.waited, stock: { ...counts.stock } }) };
 }
 
 // Counts the native bytes where Node counts written and read bytes: the

@@ -33,6 +33,9 @@ export declare function abortSendFile(id: number): boolean
  */
 export declare function buildHttpMessage(firstLine: unknown, headers: unknown[], body?: unknown | undefined | null, out?: Uint8Array | undefined | null): number | Buffer
 
+/** Drops a prepared transfer that will not be sent (its descriptors close). */
+export declare function discardSendFile(): void
+
 /** `hasInvalidHeaderChar(value, lenient?)`: Node's `checkInvalidHeaderChar`. */
 export declare function hasInvalidHeaderChar(value: unknown, lenient?: boolean | undefined | null): boolean
 
@@ -40,16 +43,27 @@ export declare function hasInvalidHeaderChar(value: unknown, lenient?: boolean |
 export declare function isHttpToken(name: unknown): boolean
 
 /**
- * Sends `head` then the file range to the socket. `position < 0` reads at the
- * file's own offset; `length < 0` or infinite sends to the end of the file.
- * Returns 0 when all was sent during the call, a transfer id (> 0) when the
- * rest will be sent as the socket drains, or `-errno` on failure. `out[0]`
- * and `out[1]` receive the socket and file bytes sent during the call.
+ * Checks that a file range can be sent to the socket and holds the
+ * transfer (duplicated descriptors) for `sendFile`. `position < 0` reads at
+ * the file's own offset; `length < 0` or infinite sends to the end of the
+ * file, which must then be `expected` bytes away unless `expected < 0`.
+ * Returns 0, or a refusal (nothing is held): `-EINVAL` not a regular file
+ * with a size, `-ERANGE` the length is not `expected`, `-errno` dup/fstat
+ * failed. Done before the head exists, so a refusal leaves the response
+ * untouched.
+ */
+export declare function prepareSendFile(sockFd: number, fileFd: number, position: number, length: number, expected: number): number
+
+/**
+ * Sends `head`, then the prepared file range, to the socket. Returns 0 when
+ * all was sent during the call, a transfer id (> 0) when the rest will be
+ * sent as the socket drains, or `-errno` on failure. `out[0]` and `out[1]`
+ * receive the socket and file bytes sent during the call.
  * `onProgress(status, socketBytes, fileBytes)` (cumulative counts) is called
  * later only for a pending transfer: status 1 = progress, 0 = done,
  * `-errno` = failed.
  */
-export declare function sendFile(sockFd: number, fileFd: number, head: Uint8Array, position: number, length: number, out: Float64Array, onProgress: (arg: [number, number, number]) => void): number
+export declare function sendFile(head: Uint8Array, out: Float64Array, onProgress: (arg: [number, number, number]) => void): number
 
 /** Whether `sendFile` can run here (Linux, with libuv exported by the host). */
 export declare function sendFileSupported(): boolean

@@ -11,7 +11,7 @@
 mod transfer;
 mod uv;
 
-pub use transfer::{Step, Transfer, BURST_BYTES};
+pub use transfer::{Refused, Step, Transfer, BURST_BYTES};
 
 use napi::bindgen_prelude::{Float64ArraySlice, Function};
 use napi::{sys, Env, JsValue, Result};
@@ -47,38 +47,59 @@ pub fn send_file_supported() -> bool {
     cfg!(target_os = "linux") && uv::uv().is_some()
 }
 
-/// Sends `head` then the file range to the socket. `position < 0` reads at the
-/// file's own offset; `length < 0` or infinite sends to the end of the file.
-/// Returns 0 when all was sent during the call, a transfer id (> 0) when the
-/// rest will be sent as the socket drains, or `-errno` on failure. `out[0]`
-/// and `out[1]` receive the socket and file bytes sent during the call.
+thread_local! {
+    // The transfer prepareSendFile checked, waiting for its head (sendFile).
+    static PREPARED: RefCell<Option<Transfer>> = const { RefCell::new(None) };
+}
+
+/// Checks that a file range can be sent to the socket and holds the
+/// transfer (duplicated descriptors) for `sendFile`. `position < 0` reads at
+/// the file's own offset; `length < 0` or infinite sends to the end of the
+/// file, which must then be `expected` bytes away unless `expected < 0`.
+/// Returns 0, or a refusal (nothing is held): `-EINVAL` not a regular file
+/// with a size, `-ERANGE` the length is not `expected`, `-errno` dup/fstat
+/// failed. Done before the head exists, so a refusal leaves the response
+/// untouched.
+#[napi(js_name = "prepareSendFile")]
+pub fn prepare_send_file(sock_fd: i32, file_fd: i32, position: f64, length: f64, expected: f64) -> i32 {
+    let position = (position >= 0.0).then_some(position as i64);
+    let length = (length >= 0.0 && length.is_finite()).then_some(length as u64);
+    let expected = (expected >= 0.0 && expected.is_finite()).then_some(expected as u64);
+    let (code, prepared) = match Transfer::new(sock_fd, file_fd, position, length, expected) {
+        Ok(t) => (0, Some(t)),
+        Err(Refused::NotRegular) => (-libc::EINVAL, None),
+        Err(Refused::LengthMismatch) => (-libc::ERANGE, None),
+        Err(Refused::Os(e)) => (-e, None),
+    };
+    PREPARED.with(|p| *p.borrow_mut() = prepared);
+    code
+}
+
+/// Drops a prepared transfer that will not be sent (its descriptors close).
+#[napi(js_name = "discardSendFile")]
+pub fn discard_send_file() {
+    PREPARED.with(|p| p.borrow_mut().take());
+}
+
+/// Sends `head`, then the prepared file range, to the socket. Returns 0 when
+/// all was sent during the call, a transfer id (> 0) when the rest will be
+/// sent as the socket drains, or `-errno` on failure. `out[0]` and `out[1]`
+/// receive the socket and file bytes sent during the call.
 /// `onProgress(status, socketBytes, fileBytes)` (cumulative counts) is called
 /// later only for a pending transfer: status 1 = progress, 0 = done,
 /// `-errno` = failed.
 #[napi(js_name = "sendFile", catch_unwind)]
-#[allow(clippy::too_many_arguments)]
-pub fn send_file(
-    env: Env,
-    sock_fd: i32,
-    file_fd: i32,
-    head: &[u8],
-    position: f64,
-    length: f64,
-    mut out: Float64ArraySlice<'_>,
-    on_progress: Function<'_, (i32, f64, f64), ()>,
-) -> Result<i32> {
+pub fn send_file(env: Env, head: &[u8], mut out: Float64ArraySlice<'_>, on_progress: Function<'_, (i32, f64, f64), ()>) -> Result<i32> {
     // SAFETY: the array's memory belongs to a JS value that lives for this
     // call; JS is not running while native code runs on its thread.
     let out = unsafe { out.as_mut() };
     if out.len() < 2 {
         return Err(napi::Error::new(napi::Status::InvalidArg, "out must hold 2 numbers"));
     }
-    let position = (position >= 0.0).then_some(position as i64);
-    let length = (length >= 0.0 && length.is_finite()).then_some(length as u64);
-    let mut transfer = match Transfer::new(sock_fd, file_fd, head, position, length) {
-        Ok(t) => t,
-        Err(e) => return Ok(-e.raw_os_error().unwrap_or(libc::EBADF)),
+    let Some(mut transfer) = PREPARED.with(|p| p.borrow_mut().take()) else {
+        return Err(napi::Error::new(napi::Status::GenericFailure, "sendFile without prepareSendFile"));
     };
+    transfer.set_head(head);
     let step = transfer.pump();
     out[0] = transfer.socket_bytes as f64;
     out[1] = transfer.file_bytes as f64;

@@ -24,6 +24,19 @@ pub enum Step {
     Failed(i32),
 }
 
+/// Why a transfer was not started (nothing was sent).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// Not a regular file with a size (a FIFO, a device, a /proc file):
+    /// sendfile cannot read it, or its end is not known in advance.
+    NotRegular,
+    /// The bytes from the position to the end of the file are not the
+    /// length the response announced.
+    LengthMismatch,
+    /// dup/fstat/lseek failed with this errno.
+    Os(i32),
+}
+
 pub struct Transfer {
     sock: OwnedFd,
     file: OwnedFd,
@@ -32,42 +45,94 @@ pub struct Transfer {
     /// Where the next file byte is read; `None` reads at (and advances) the
     /// file's own offset, as `fs.read` with a null position does.
     position: Option<i64>,
-    /// File bytes still to send; `None` sends up to the end of the file.
+    /// File bytes still to send of a bounded range; `None` sends up to the
+    /// end of the file.
     remaining: Option<u64>,
+    /// To the end of the file: the bytes fstat says are left. They are sent
+    /// with exact counts, then one more sendfile finds the end (as Node's
+    /// last read returning 0 does), in case the file grew.
+    known: u64,
+    /// The last write may have left a partial segment held back by MSG_MORE
+    /// (the head) or by the kernel's SPLICE_F_MORE (a sendfile that got fewer
+    /// bytes than asked, at an end of file that came early).
+    tail_held: bool,
     /// Bytes written to the socket so far (head and file).
     pub socket_bytes: u64,
     /// File bytes written so far.
     pub file_bytes: u64,
 }
 
-fn dup(fd: RawFd) -> io::Result<OwnedFd> {
+fn dup(fd: RawFd) -> Result<OwnedFd, Refused> {
     if fd < 0 {
-        return Err(io::Error::from_raw_os_error(libc::EBADF));
+        return Err(Refused::Os(libc::EBADF));
     }
     // SAFETY: the caller passes a descriptor it owns and keeps open for the
     // duration of this call (the JS side reads it from a live handle in the
     // same synchronous call); borrowing it for the dup is sound.
     let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
-    borrowed.try_clone_to_owned()
+    borrowed.try_clone_to_owned().map_err(|e| Refused::Os(e.raw_os_error().unwrap_or(libc::EBADF)))
 }
 
 fn errno() -> i32 {
     io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)
 }
 
+/// Bytes from `position` (or the file's offset) to the end of a regular file.
+fn bytes_left(file: &OwnedFd, position: Option<i64>) -> Result<u64, Refused> {
+    // SAFETY: fstat fills a zeroed stat struct for a descriptor we own.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(file.as_raw_fd(), &mut st) } != 0 {
+        return Err(Refused::Os(errno()));
+    }
+    if st.st_mode & libc::S_IFMT != libc::S_IFREG || st.st_size <= 0 {
+        return Err(Refused::NotRegular);
+    }
+    let at = match position {
+        Some(p) => p,
+        // SAFETY: lseek on a descriptor we own; SEEK_CUR with 0 only reads the offset.
+        None => unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_CUR) },
+    };
+    if at < 0 {
+        return Err(Refused::Os(errno()));
+    }
+    Ok((st.st_size as u64).saturating_sub(at as u64))
+}
+
 impl Transfer {
-    /// Duplicates both descriptors; the originals stay the caller's.
-    pub fn new(sock_fd: RawFd, file_fd: RawFd, head: &[u8], position: Option<i64>, length: Option<u64>) -> io::Result<Transfer> {
+    /// Duplicates both descriptors (the originals stay the caller's) and
+    /// checks the file: `length` bounds the range (`None`: to the end of the
+    /// file); `expected`, when given, is the Content-Length the bytes to the
+    /// end of the file must equal. The head is set later (`set_head`), once
+    /// the file is known to be sendable.
+    pub fn new(sock_fd: RawFd, file_fd: RawFd, position: Option<i64>, length: Option<u64>, expected: Option<u64>) -> Result<Transfer, Refused> {
+        let file = dup(file_fd)?;
+        let left = bytes_left(&file, position)?;
+        let known = match length {
+            Some(n) => n.min(left),
+            None => left,
+        };
+        if length.is_none() && expected.is_some_and(|e| e != left) {
+            return Err(Refused::LengthMismatch);
+        }
         Ok(Transfer {
             sock: dup(sock_fd)?,
-            file: dup(file_fd)?,
-            head: head.to_vec(),
+            file,
+            head: Vec::new(),
             head_sent: 0,
             position,
             remaining: length,
+            known,
+            tail_held: false,
             socket_bytes: 0,
             file_bytes: 0,
         })
+    }
+
+    /// The bytes to send before the file (the HTTP head).
+    pub fn set_head(&mut self, head: &[u8]) {
+        self.head.clear();
+        self.head.extend_from_slice(head);
+        self.head_sent = 0;
     }
 
     /// The duplicated socket descriptor (what a poll handle watches).
@@ -80,9 +145,9 @@ impl Transfer {
         let mut burst: u64 = 0;
         loop {
             if self.head_sent < self.head.len() {
-                // MSG_MORE: the head waits for the first file bytes, so a small
-                // file leaves in one segment with its head.
-                let more = if self.remaining == Some(0) { 0 } else { libc::MSG_MORE };
+                // MSG_MORE when file bytes follow: a small file leaves in one
+                // segment with its head.
+                let more = if self.known > 0 { libc::MSG_MORE } else { 0 };
                 let rest = &self.head[self.head_sent..];
                 // SAFETY: `rest` is a live slice of `rest.len()` bytes and the
                 // socket descriptor is owned by self.
@@ -96,22 +161,28 @@ impl Transfer {
                 }
                 self.head_sent += n as usize;
                 self.socket_bytes += n as u64;
+                self.tail_held = more != 0;
                 continue;
             }
             if self.remaining == Some(0) {
-                return Step::Done;
+                return self.done();
             }
             if burst >= BURST_BYTES {
                 return Step::WouldBlock;
             }
-            let count = self.remaining.unwrap_or(u64::MAX).min(BURST_BYTES - burst) as usize;
+            let want = match self.remaining {
+                Some(n) => n,
+                None if self.known > 0 => self.known,
+                None => BURST_BYTES,
+            };
+            let count = want.min(BURST_BYTES - burst);
             let n = match self.position.as_mut() {
                 // SAFETY: both descriptors are owned by self; `offset` points to
                 // a live i64 (off_t is i64 on the 64-bit Linux targets built).
-                Some(offset) => unsafe { libc::sendfile(self.sock.as_raw_fd(), self.file.as_raw_fd(), offset as *mut i64, count) },
+                Some(offset) => unsafe { libc::sendfile(self.sock.as_raw_fd(), self.file.as_raw_fd(), offset as *mut i64, count as usize) },
                 // SAFETY: as above; a null offset makes the kernel use and
                 // advance the file's own offset.
-                None => unsafe { libc::sendfile(self.sock.as_raw_fd(), self.file.as_raw_fd(), std::ptr::null_mut(), count) },
+                None => unsafe { libc::sendfile(self.sock.as_raw_fd(), self.file.as_raw_fd(), std::ptr::null_mut(), count as usize) },
             };
             if n < 0 {
                 match errno() {
@@ -121,18 +192,38 @@ impl Transfer {
                 }
             }
             if n == 0 {
-                // End of file before the range's end: the file is shorter than
-                // it was (stock Node's read returns 0 there and ends the stream).
-                return Step::Done;
+                // End of file (early, for a file that shrank): Node's read
+                // returns 0 there and ends the stream.
+                return self.done();
             }
             let n = n as u64;
             self.socket_bytes += n;
             self.file_bytes += n;
+            self.tail_held = n < count;
+            self.known = self.known.saturating_sub(n);
             burst += n;
             if let Some(left) = self.remaining.as_mut() {
                 *left -= n;
             }
         }
+    }
+
+    fn done(&mut self) -> Step {
+        if self.tail_held {
+            // Push out a segment the kernel may be holding for more data that
+            // will not come: switching TCP_CORK on and off flushes it (no-op
+            // on other sockets).
+            let on: libc::c_int = 1;
+            let off: libc::c_int = 0;
+            let size = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+            // SAFETY: setsockopt reads a c_int from live locals; our own fd.
+            unsafe {
+                libc::setsockopt(self.sock.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_CORK, (&on as *const libc::c_int).cast(), size);
+                libc::setsockopt(self.sock.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_CORK, (&off as *const libc::c_int).cast(), size);
+            }
+            self.tail_held = false;
+        }
+        Step::Done
     }
 }
 
@@ -185,6 +276,11 @@ mod tests {
         got
     }
 
+    fn with_head(mut t: Transfer, head: &[u8]) -> Transfer {
+        t.set_head(head);
+        t
+    }
+
     fn pattern(len: usize) -> Vec<u8> {
         (0..len).map(|i| (i * 31 % 251) as u8).collect()
     }
@@ -195,7 +291,7 @@ mod tests {
         let file = temp_file(&data);
         let (sock, mut reader) = socket_pair();
         let head = b"HTTP/1.1 200 OK\r\ncontent-length: 1000001\r\n\r\n";
-        let mut t = Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), head, Some(12345), Some(1_000_001)).unwrap();
+        let mut t = with_head(Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), Some(12345), Some(1_000_001), None).ok().unwrap(), head);
         let got = drive(&mut t, &mut reader, head.len() + 1_000_001);
         let mut want = head.to_vec();
         want.extend_from_slice(&data[12345..12345 + 1_000_001]);
@@ -210,7 +306,7 @@ mod tests {
         let mut file = temp_file(&data);
         file.seek(SeekFrom::Start(7)).unwrap();
         let (sock, mut reader) = socket_pair();
-        let mut t = Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), b"", None, None).unwrap();
+        let mut t = Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), None, None, Some(data.len() as u64 - 7)).ok().unwrap();
         let got = drive(&mut t, &mut reader, data.len() - 7);
         assert_eq!(got, &data[7..]);
         // The file's own offset advanced, as fs.read with a null position does.
@@ -222,7 +318,7 @@ mod tests {
         let data = pattern(5000);
         let file = temp_file(&data);
         let (sock, mut reader) = socket_pair();
-        let mut t = Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), b"H", Some(0), Some(9000)).unwrap();
+        let mut t = with_head(Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), Some(0), Some(9000), None).ok().unwrap(), b"H");
         let got = drive(&mut t, &mut reader, 5001);
         assert_eq!(got.len(), 5001);
         assert_eq!(t.file_bytes, 5000);
@@ -233,7 +329,7 @@ mod tests {
         let data = pattern(2 << 20);
         let file = temp_file(&data);
         let (sock, mut reader) = socket_pair();
-        let mut t = Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), b"", Some(0), Some(data.len() as u64)).unwrap();
+        let mut t = Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), Some(0), Some(data.len() as u64), None).ok().unwrap();
         assert_eq!(t.pump(), Step::WouldBlock);
         drop(file);
         drop(sock);
@@ -247,12 +343,26 @@ mod tests {
         let file = temp_file(&data);
         let (sock, reader) = socket_pair();
         drop(reader);
-        let mut t = Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), b"head", Some(0), None).unwrap();
+        let mut t = with_head(Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), Some(0), None, None).ok().unwrap(), b"head");
         assert_eq!(t.pump(), Step::Failed(libc::EPIPE));
     }
 
     #[test]
     fn bad_descriptors_are_refused() {
-        assert!(Transfer::new(-1, 0, b"", None, None).is_err());
+        let file = temp_file(b"abc");
+        assert_eq!(Transfer::new(-1, file.as_raw_fd(), None, None, None).err(), Some(Refused::Os(libc::EBADF)));
+        assert_eq!(Transfer::new(0, -1, None, None, None).err(), Some(Refused::Os(libc::EBADF)));
+    }
+
+    #[test]
+    fn files_without_a_known_end_and_wrong_lengths_are_refused() {
+        let (sock, _reader) = socket_pair();
+        let fifo = std::fs::File::open("/dev/null").unwrap();
+        assert_eq!(Transfer::new(sock.as_raw_fd(), fifo.as_raw_fd(), None, None, None).err(), Some(Refused::NotRegular));
+        let empty = temp_file(b"");
+        assert_eq!(Transfer::new(sock.as_raw_fd(), empty.as_raw_fd(), None, None, None).err(), Some(Refused::NotRegular));
+        let file = temp_file(&pattern(100));
+        assert_eq!(Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), Some(10), None, Some(91)).err(), Some(Refused::LengthMismatch));
+        assert!(Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), Some(10), None, Some(90)).is_ok());
     }
 }

@@ -1,0 +1,502 @@
+'use strict';
+// The native file path (lib/file/read-stream-pipe.js, src/file_send): every
+// scenario serves files twice, on stock Node (package uninstalled) and
+// patched, and compares what a client received (length and SHA-256 of the
+// bytes, Date normalised), the events of every file stream and response and
+// socket, and what the handlers logged (bytesRead, bytesWritten,
+// writableFinished...). The patched run must also have taken the path the
+// scenario expects: native (and waited for a full socket, where the
+// scenario makes it wait), or stock for the reason it names.
+
+const test = require('node:test');
+const assert = require('node:assert');
+const crypto = require('crypto');
+const fs = require('fs');
+const http = require('http');
+const https = require('https');
+const net = require('net');
+const os = require('os');
+const path = require('path');
+const { AsyncLocalStorage } = require('async_hooks');
+const fastpath = require('..');
+const { normaliseDates } = require('./helpers/differential');
+
+const native = fastpath.status().native;
+const skip = !native.features.sendfile && `no native file path here (${native.reason || process.platform})`;
+
+const DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'fastpath-files-'));
+process.on('exit', () => fs.rmSync(DIR, { recursive: true, force: true }));
+const TLS = { key: fs.readFileSync(path.join(__dirname, 'fixtures', 'tls', 'key.pem')), cert: fs.readFileSync(path.join(__dirname, 'fixtures', 'tls', 'cert.pem')) };
+
+// Deterministic pseudo-random content, so a shifted or repeated range shows.
+function makeFile(name, size) {
+  const file = path.join(DIR, name);
+  const buf = Buffer.alloc(size);
+  let x = size ^ 0x9e3779b9;
+  for (let i = 0; i < size; i++) {
+    x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
+    buf[i] = x & 0xff;
+  }
+  fs.writeFileSync(file, buf);
+  return file;
+}
+
+const SIZES = [0, 1, 4095, 4096, 65536, 65537, (1 << 20) + 3, 5 << 20];
+const FILES = Object.fromEntries(SIZES.map((n) => [n, makeFile(`f${n}.bin`, n)]));
+const BIG = makeFile('big.bin', 24 << 20); // more than loopback socket buffers hold
+
+const STREAM_EVENTS = ['open', 'ready', 'end', 'close', 'error'];
+const RESPONSE_EVENTS = ['pipe', 'unpipe', 'prefinish', 'finish', 'close', 'error'];
+
+function record(emitter, label, names, log) {
+  for (const name of names) emitter.on(name, (arg) => log.push(`${label}:${name}${name === 'error' ? `:${arg && arg.code}` : ''}`));
+}
+
+// Every fs.ReadStream created while a scenario runs has its events recorded
+// (the frameworks create theirs inside).
+function trackStreams(events) {
+  const original = fs.createReadStream;
+  let n = 0;
+  fs.createReadStream = function createReadStream() {
+    const stream = original.apply(this, arguments);
+    record(stream, `file${n++}`, STREAM_EVENTS, events);
+    return stream;
+  };
+  return () => { fs.createReadStream = original; };
+}
+
+// client: { requests: [raw], pauseMs, destroyAfter (bytes), tls }
+function runOnce(scenario) {
+  return new Promise((resolve, reject) => {
+    const events = [];
+    const logs = [];
+    const untrack = trackStreams(events);
+    let responses = 0;
+    const expected = scenario.responses ?? [].concat(scenario.request ?? get('/')).length;
+    const t = { log: (...a) => logs.push(a), events, timing: scenario.timing };
+    const listener = scenario.app ? scenario.app(t) : (req, res) => {
+      record(res, `res${responses}`, RESPONSE_EVENTS, events);
+      scenario.handler(req, res, t, responses);
+      responses++;
+    };
+    const server = scenario.tls ? https.createServer(TLS, listener) : http.createServer(listener);
+    if (scenario.setup) scenario.setup(server, t);
+    server.on('connection', (socket) => {
+      // How many bytes a socket had written when destroyed mid-file depends
+      // on timing (how much the kernel had taken): then only 'close' counts.
+      socket.on('close', () => events.push(scenario.timing ? 'socket:close' : `socket:close:${socket.bytesWritten}`));
+    });
+    let done = false;
+    let client;
+    const chunks = [];
+    let received = 0;
+    let quietTimer = null;
+    function finish() {
+      if (done) return;
+      done = true;
+      clearTimeout(quietTimer);
+      clearTimeout(hardTimer);
+      client.destroy();
+      server.close();
+      server.closeAllConnections();
+      // Let the server-side sockets close and log.
+      setTimeout(() => {
+        untrack();
+        let bytes = Buffer.concat(chunks);
+        if (scenario.compareBytes !== undefined) bytes = bytes.subarray(0, scenario.compareBytes);
+        const text = normaliseDates(bytes.toString('latin1'));
+        resolve({
+          length: bytes.length,
+          sha256: crypto.createHash('sha256').update(text, 'latin1').digest('hex'),
+          head: text.slice(0, text.indexOf('\r\n\r\n') + 4),
+          events: byEmitter(events), logs,
+        });
+      }, 60);
+    }
+    const hardTimer = setTimeout(finish, scenario.timeout ?? 5000);
+    function quiet() {
+      clearTimeout(quietTimer);
+      quietTimer = setTimeout(finish, scenario.quietMs ?? 150);
+    }
+    server.listen(0, '127.0.0.1', () => {
+      const port = server.address().port;
+      const onConnect = () => {
+        const requests = [].concat(scenario.request ?? get('/'));
+        if (scenario.oneByOne) {
+          // Keep-alive without pipelining: each request once the last answer went quiet.
+          let k = 0;
+          const next = () => {
+            if (done || k === requests.length) return;
+            client.write(requests[k++]);
+            setTimeout(next, scenario.oneByOne);
+          };
+          next();
+        } else {
+          client.write(requests.join(''));
+        }
+        if (scenario.pauseMs) {
+          client.pause();
+          setTimeout(() => client.resume(), scenario.pauseMs);
+        }
+        quiet();
+      };
+      client = scenario.tls ?
+        require('tls').connect({ port, host: '127.0.0.1', rejectUnauthorized: false }, onConnect) :
+        net.connect(port, '127.0.0.1', onConnect);
+      client.on('data', (d) => {
+        chunks.push(d);
+        received += d.length;
+        if (scenario.destroyAfter !== undefined && received >= scenario.destroyAfter) {
+          client.destroy();
+          setTimeout(finish, 200);
+          return;
+        }
+        quiet();
+      });
+      client.on('error', () => {});
+      client.on('close', () => setTimeout(finish, 100));
+    });
+    void expected;
+    void reject;
+  });
+}
+
+// Events in order per emitter (file0, res1, socket...): the interleaving of
+// different streams depends on when each file's reads complete, in stock too.
+function byEmitter(events) {
+  const out = {};
+  for (const e of events) {
+    const label = e.slice(0, e.indexOf(':'));
+    (out[label] ??= []).push(e.slice(label.length + 1));
+  }
+  return out;
+}
+
+function files() {
+  const s = fastpath.status().files;
+  return { native: s.native, waited: s.waited, stock: { ...s.stock } };
+}
+
+function delta(before, after) {
+  const stock = {};
+  for (const [k, v] of Object.entries(after.stock)) if (v !== (before.stock[k] || 0)) stock[k] = v - (before.stock[k] || 0);
+  return { native: after.native - before.native, waited: after.waited - before.waited, stock };
+}
+
+// expect: { native: n, waited: n (optional), stock: { reason: n } }
+async function differential(scenario) {
+  fastpath.uninstall();
+  const stock = await runOnce(scenario);
+  fastpath.install();
+  const before = files();
+  const patched = await runOnce(scenario);
+  const took = delta(before, files());
+  assert.deepStrictEqual(patched.head, stock.head, 'head');
+  assert.strictEqual(patched.length, stock.length, 'bytes received');
+  assert.strictEqual(patched.sha256, stock.sha256, 'bytes received (sha256)');
+  assert.deepStrictEqual(patched.events, stock.events, 'events');
+  assert.deepStrictEqual(patched.logs, stock.logs, 'logs');
+  const expect = scenario.expect === undefined ? { native: 1 } : scenario.expect;
+  if (expect === null) return { stock, patched };
+  assert.strictEqual(took.native, expect.native ?? 0, `native responses (${JSON.stringify(took)})`);
+  if (expect.waited !== undefined) assert.strictEqual(took.waited, expect.waited, `waited (${JSON.stringify(took)})`);
+  assert.deepStrictEqual(took.stock, expect.stock ?? {}, 'stock fallbacks by reason');
+  return { stock, patched };
+}
+
+const get = (p, extra = '') => `GET ${p} HTTP/1.1\r\nHost: x\r\n${extra}\r\n`;
+
+// The plain pipe handler: Content-Length of the range, then pipe; logs what
+// Node reports at 'finish' and at 'close'.
+function pipeFile(file, { start, end, fd, headers = {}, before, options = {} } = {}) {
+  return (req, res, t, i) => {
+    const size = fs.statSync(file).size;
+    const from = start ?? 0;
+    const to = end ?? size - 1;
+    res.setHeader('Content-Type', 'application/octet-stream');
+    res.setHeader('Content-Length', Math.max(0, to - from + 1));
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    const stream = fd !== undefined ? fs.createReadStream(null, { fd: fd(), start, end, ...options }) : fs.createReadStream(file, { start, end, ...options });
+    if (before) before(stream, res, t);
+    const socket = req.socket;
+    res.on('finish', () => t.log(`res${i} finish`, { bytesRead: stream.bytesRead, finished: res.writableFinished, written: t.timing ? '-' : socket.bytesWritten }));
+    stream.on('end', () => t.log(`file end`, { bytesRead: stream.bytesRead, headersSent: res.headersSent }));
+    stream.pipe(res);
+  };
+}
+
+test('sizes from 0 bytes to 5 MiB: same bytes, events and counts as stock', { skip }, async () => {
+  for (const size of SIZES) {
+    // An empty file has no end fstat can vouch for (/proc files say 0 too): stock.
+    await differential({ handler: pipeFile(FILES[size]), expect: size === 0 ? { stock: { emptyOrSpecialFile: 1 } } : undefined });
+  }
+});
+
+test('ranges: start/end within, at the edges of, and to the end of the file', { skip }, async () => {
+  const file = FILES[(1 << 20) + 3];
+  const size = (1 << 20) + 3;
+  for (const [start, end] of [[0, 0], [10, 99], [size - 1, size - 1], [1000, undefined], [undefined, 4096], [65536, 65536 + 65535], [5, size - 1]]) {
+    await differential({ handler: pipeFile(file, { start, end }) });
+  }
+});
+
+test('by file descriptor: at a start, and at the file\'s own offset', { skip }, async () => {
+  const file = FILES[65537];
+  await differential({ handler: pipeFile(file, { fd: () => fs.openSync(file, 'r'), start: 100 }) });
+  // No start: Node reads from the descriptor's current offset, and so must sendfile.
+  await differential({
+    responses: 1,
+    handler: (req, res, t) => {
+      const fd = fs.openSync(file, 'r');
+      fs.readSync(fd, Buffer.alloc(1000), 0, 1000, null);
+      res.setHeader('Content-Length', 65537 - 1000);
+      const stream = fs.createReadStream(null, { fd });
+      stream.on('end', () => t.log('end', stream.bytesRead, stream.pos));
+      stream.pipe(res);
+    },
+  });
+});
+
+test('keep-alive and pipelined requests on one connection', { skip }, async () => {
+  const reqs = [get('/a'), get('/b'), get('/c', 'Connection: close\r\n')];
+  await differential({ request: reqs, oneByOne: 60, handler: pipeFile(FILES[65537]), expect: { native: 3 } });
+  // Mixed: a JSON response between two files.
+  await differential({
+    request: reqs, oneByOne: 60,
+    handler: (req, res, t, i) => (i === 1 ? res.end('{"ok":true}') : pipeFile(FILES[4096])(req, res, t, i)),
+    expect: { native: 2 },
+  });
+  // Pipelined: a response whose turn has not come when its file is read
+  // stays stock ('notOnSocket'); which ones depends on timing, the bytes not.
+  const before = files();
+  await differential({ request: reqs, handler: pipeFile(FILES[65537]), timing: true, expect: null });
+  const took = delta(before, files());
+  assert.strictEqual(took.native + (took.stock.notOnSocket || 0), 3, JSON.stringify(took));
+  // HTTP/1.0: the connection closes after the file.
+  await differential({ request: 'GET / HTTP/1.0\r\n\r\n', handler: pipeFile(FILES[(1 << 20) + 3]) });
+});
+
+test('a client that stops reading: the rest waits for the socket and arrives intact', { skip }, async () => {
+  await differential({ handler: pipeFile(BIG), pauseMs: 300, timeout: 15000, quietMs: 400, expect: { native: 1, waited: 1 } });
+  // Keep-alive behind a large file.
+  await differential({ request: [get('/1'), get('/2')], oneByOne: 700, handler: pipeFile(BIG), pauseMs: 200, timeout: 20000, quietMs: 800, expect: { native: 2, waited: 2 } });
+});
+
+test('AsyncLocalStorage: listeners run in the request\'s context after a wait, as in stock', { skip }, async () => {
+  const als = new AsyncLocalStorage();
+  await differential({
+    pauseMs: 200, timeout: 15000, quietMs: 400, expect: { native: 1, waited: 1 },
+    handler: (req, res, t, i) => als.run({ id: `req${i}` }, () => {
+      res.on('finish', () => t.log('finish store', als.getStore()));
+      const stream = fs.createReadStream(BIG);
+      stream.on('end', () => t.log('end store', als.getStore()));
+      res.setHeader('Content-Length', fs.statSync(BIG).size);
+      stream.pipe(res);
+    }),
+  });
+});
+
+test('client disconnects mid-file: same events, the server keeps serving', { skip }, async () => {
+  const { patched } = await differential({
+    handler: pipeFile(BIG, { before: (stream, res) => res.on('close', () => stream.destroy()) }),
+    pauseMs: 100, destroyAfter: 1 << 20, compareBytes: 1 << 20, timing: true, timeout: 10000, expect: { native: 1, waited: 1 },
+  });
+  assert.ok(patched.events.res0.includes('close') && !patched.events.res0.includes('finish'), JSON.stringify(patched.events));
+  // Without anyone destroying the stream (a plain pipe): it stays open, as in stock.
+  await differential({ handler: pipeFile(BIG), pauseMs: 100, destroyAfter: 1 << 20, compareBytes: 1 << 20, timing: true, timeout: 10000, expect: { native: 1, waited: 1 } });
+});
+
+test('res.destroy() and stream.destroy() mid-file stop the transfer as in stock', { skip }, async () => {
+  await differential({
+    handler: pipeFile(BIG, { before: (stream, res) => setTimeout(() => res.destroy(), 100) }),
+    pauseMs: 300, timeout: 10000, compareBytes: 1 << 20, timing: true, expect: { native: 1, waited: 1 },
+  });
+  await differential({
+    handler: pipeFile(BIG, { before: (stream, res, t) => setTimeout(() => { stream.destroy(); t.log('destroyed', res.writableEnded); }, 100) }),
+    pauseMs: 300, timeout: 10000, quietMs: 300, compareBytes: 1 << 20, timing: true, expect: { native: 1, waited: 1 },
+  });
+});
+
+test('a file truncated or deleted after it was opened', { skip }, async () => {
+  const truncated = path.join(DIR, 'truncate-me.bin');
+  // Truncated before the transfer starts: the length no longer matches, stock.
+  await differential({
+    handler: (req, res, t, i) => {
+      fs.copyFileSync(FILES[(1 << 20) + 3], truncated);
+      pipeFile(truncated, { before: (stream) => stream.on('open', () => fs.truncateSync(truncated, 5000)) })(req, res, t, i);
+    },
+    timeout: 3000, expect: { stock: { lengthMismatch: 1 } },
+  });
+  // Truncated mid-file, while the client is not reading: both send up to the
+  // new end (past what the socket buffers held) and end the stream there.
+  await differential({
+    handler: (req, res, t, i) => {
+      fs.copyFileSync(BIG, truncated);
+      pipeFile(truncated, { before: () => setTimeout(() => fs.truncateSync(truncated, 20 << 20), 100) })(req, res, t, i);
+    },
+    pauseMs: 300, timeout: 15000, quietMs: 500, expect: { native: 1, waited: 1 },
+  });
+  const deleted = path.join(DIR, 'delete-me.bin');
+  await differential({
+    handler: (req, res, t, i) => {
+      fs.copyFileSync(FILES[(1 << 20) + 3], deleted);
+      pipeFile(deleted, { before: (stream) => stream.on('open', () => fs.unlinkSync(deleted)) })(req, res, t, i);
+    },
+  });
+});
+
+test('server.close() and a socket timeout during a transfer', { skip }, async () => {
+  await differential({
+    handler: pipeFile(BIG, { before: (stream, res) => res.socket.server.close() }),
+    pauseMs: 200, timeout: 15000, quietMs: 400, expect: { native: 1, waited: 1 },
+  });
+  // The client reads nothing for longer than the timeout: Node times the socket out in both.
+  await differential({
+    setup: (server, t) => server.setTimeout(150, (socket) => { t.log('timeout'); socket.destroy(); }),
+    handler: pipeFile(BIG), pauseMs: 600, timeout: 10000, compareBytes: 1 << 20, timing: true, expect: { native: 1, waited: 1 },
+  });
+});
+
+test('errors when opening: the stream errors before any transfer, as in stock', { skip }, async () => {
+  await differential({
+    handler: (req, res, t) => {
+      res.setHeader('Content-Length', 10);
+      const stream = fs.createReadStream(path.join(DIR, 'missing.bin'));
+      stream.on('error', (err) => { t.log('error', err.code); res.statusCode = 404; res.removeHeader('Content-Length'); res.end('missing'); });
+      stream.pipe(res);
+    },
+    expect: { native: 0 },
+  });
+});
+
+test('responses without a body or without Content-Length stay stock, counted by reason', { skip }, async () => {
+  const file = FILES[4096];
+  await differential({ request: `HEAD / HTTP/1.1\r\nHost: x\r\n\r\n`, handler: pipeFile(file), expect: { stock: { noBody: 1 } } });
+  await differential({ handler: (req, res, t, i) => { res.statusCode = 304; pipeFile(file)(req, res, t, i); }, expect: { stock: { noBody: 1 } } });
+  await differential({
+    handler: (req, res) => fs.createReadStream(file).pipe(res), expect: { stock: { chunked: 1 } },
+  });
+  await differential({ handler: pipeFile(file, { headers: { 'Content-Length': 10 } }), expect: { stock: { lengthMismatch: 1 } }, quietMs: 100 });
+  await differential({ handler: pipeFile(file, { start: 10, end: 20, headers: { 'Content-Length': 10 } }), expect: { stock: { lengthMismatch: 1 } } });
+});
+
+test('anything else that reads the stream or writes the response stays stock', { skip }, async () => {
+  const file = FILES[65537];
+  const { stock } = await differential({
+    handler: pipeFile(file, { before: (stream, res, t) => { let n = 0; stream.on('data', (d) => { n += d.length; }); stream.on('end', () => t.log('data bytes', n)); } }),
+    expect: { stock: { otherConsumer: 1 } },
+  });
+  // A 'data' listener added after pipe(), before the file is open.
+  await differential({
+    handler: (req, res, t) => {
+      res.setHeader('Content-Length', 65537);
+      const stream = fs.createReadStream(file);
+      stream.pipe(res);
+      let n = 0;
+      stream.on('data', (d) => { n += d.length; });
+      stream.on('end', () => t.log('late data bytes', n));
+    },
+    expect: { stock: { otherConsumer: 1 } },
+  });
+  assert.ok(stock.logs.some(([l, n]) => l === 'data bytes' && n === 65537));
+  // A compression-style middleware that wraps write/end on the response.
+  await differential({
+    handler: pipeFile(file, {
+      before: (stream, res, t) => {
+        const { write, end } = res;
+        let seen = 0;
+        res.write = function (chunk, ...rest) { seen += chunk.length; return write.call(this, chunk, ...rest); };
+        res.end = function (...args) { t.log('wrapped write saw', seen); return end.apply(this, args); };
+      },
+    }),
+    expect: { stock: { replacedResponseMethods: 1 } },
+  });
+  await differential({ handler: pipeFile(file, { options: { encoding: 'latin1' } }), expect: { stock: { streamState: 1 } } });
+  // Not a regular file: /dev/zero has no end; sendfile is not even tried.
+  await differential({
+    handler: (req, res) => { res.setHeader('Content-Length', 100000); fs.createReadStream('/dev/zero', { end: 99999 }).pipe(res); },
+    expect: { stock: { emptyOrSpecialFile: 1 } },
+  });
+  // A second destination: stock for both.
+  await differential({
+    handler: pipeFile(file, { before: (stream) => stream.pipe(new (require('stream').Writable)({ write(c, e, cb) { cb(); } })) }),
+    expect: { stock: { otherConsumer: 1 } },
+  });
+  // A custom fs implementation.
+  await differential({ handler: pipeFile(file, { options: { fs: { open: fs.open, read: fs.read, close: fs.close } } }), expect: { stock: { customStream: 1 } } });
+});
+
+test('TLS sockets stay stock', { skip }, async () => {
+  await differential({ tls: true, handler: pipeFile(FILES[65537]), expect: { stock: { tls: 1 } } });
+});
+
+test('writeHead before pipe, and headers set by a wrapped writeHead', { skip }, async () => {
+  const file = FILES[65536];
+  await differential({
+    handler: (req, res) => {
+      res.writeHead(200, { 'Content-Length': 65536, 'X-Early': '1' });
+      fs.createReadStream(file).pipe(res);
+    },
+  });
+  await differential({
+    handler: pipeFile(file, {
+      before: (stream, res) => {
+        const writeHead = res.writeHead;
+        res.writeHead = function (...args) { this.setHeader('X-Late', 'set in writeHead'); return writeHead.apply(this, args); };
+      },
+    }),
+  });
+});
+
+test('express.static, res.sendFile and res.download (send), Express 4 and 5', { skip }, async () => {
+  for (const name of ['express', 'express4']) {
+    const express = require(name);
+    const app = () => {
+      const a = express();
+      a.use('/static', express.static(DIR));
+      a.get('/send', (req, res) => res.sendFile(FILES[65537], (err) => err && res.status(500).end()));
+      a.get('/download', (req, res) => res.download(FILES[4096], 'x.bin'));
+      return a;
+    };
+    // send streams an empty file as the range 0-0 with Content-Length 0: stock.
+    await differential({ app, request: [get('/static/f1048579.bin'), get('/send'), get('/download'), get('/static/f0.bin')], oneByOne: 60, expect: { native: 3, stock: { lengthMismatch: 1 } } });
+    await differential({ app, request: get('/static/f1048579.bin', 'Range: bytes=100-60000\r\n') });
+    // send answers several ranges with the whole file (200).
+    await differential({ app, request: get('/static/f1048579.bin', 'Range: bytes=100-60000,70000-80000\r\n') });
+    await differential({ app, request: get('/static/f65537.bin', 'Range: bytes=999999-\r\n'), expect: { native: 0 } });
+    await differential({ app, request: [get('/static/f4096.bin'), `HEAD /static/f4096.bin HTTP/1.1\r\nHost: x\r\n\r\n`], expect: { native: 1 } });
+  }
+});
+
+test('@fastify/static and koa-static', { skip }, async () => {
+  // Fastify: its server is made by fastify itself; the scenario's app is its handler.
+  const fastifyApp = () => {
+    const app = require('fastify')();
+    app.register(require('@fastify/static'), { root: DIR });
+    return app;
+  };
+  for (const request of [[get('/f1048579.bin'), get('/f4096.bin')], [get('/f65537.bin', 'Range: bytes=5-500\r\n')]]) {
+    const counts = [];
+    for (const round of ['stock', 'patched']) {
+      if (round === 'stock') fastpath.uninstall(); else fastpath.install();
+      const before = round === 'patched' ? files() : null;
+      const app = fastifyApp();
+      await app.ready();
+      const result = await runOnce({ app: () => app.routing, request, responses: request.length });
+      counts.push({ result, took: before && delta(before, files()) });
+      await app.close();
+    }
+    const [stock, patched] = counts;
+    assert.strictEqual(patched.result.sha256, stock.result.sha256);
+    assert.strictEqual(patched.result.length, stock.result.length);
+    assert.deepStrictEqual(patched.result.events, stock.result.events);
+    assert.strictEqual(patched.took.native, request.length, JSON.stringify(patched.took));
+  }
+  const Koa = require('koa');
+  const koaApp = () => {
+    const app = new Koa();
+    app.use(require('koa-static')(DIR));
+    return app.callback();
+  };
+  await differential({ app: koaApp, request: [get('/f1048579.bin'), get('/f4096.bin'), get('/missing.bin')], expect: { native: 2 } });
+});
