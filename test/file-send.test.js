@@ -67,12 +67,11 @@ function trackStreams(events) {
 
 // client: { requests: [raw], pauseMs, destroyAfter (bytes), tls }
 function runOnce(scenario) {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const events = [];
     const logs = [];
     const untrack = trackStreams(events);
     let responses = 0;
-    const expected = scenario.responses ?? [].concat(scenario.request ?? get('/')).length;
     const t = { log: (...a) => logs.push(a), events, timing: scenario.timing };
     const listener = scenario.app ? scenario.app(t) : (req, res) => {
       record(res, `res${responses}`, RESPONSE_EVENTS, events);
@@ -138,7 +137,8 @@ function runOnce(scenario) {
           client.pause();
           setTimeout(() => client.resume(), scenario.pauseMs);
         }
-        quiet();
+        // The quiet period starts with the first byte (a loaded machine may
+        // take a while to answer); before it only the hard timeout applies.
       };
       client = scenario.tls ?
         require('tls').connect({ port, host: '127.0.0.1', rejectUnauthorized: false }, onConnect) :
@@ -156,8 +156,6 @@ function runOnce(scenario) {
       client.on('error', () => {});
       client.on('close', () => setTimeout(finish, 100));
     });
-    void expected;
-    void reject;
   });
 }
 
@@ -245,7 +243,6 @@ test('by file descriptor: at a start, and at the file\'s own offset', { skip }, 
   await differential({ handler: pipeFile(file, { fd: () => fs.openSync(file, 'r'), start: 100 }) });
   // No start: Node reads from the descriptor's current offset, and so must sendfile.
   await differential({
-    responses: 1,
     handler: (req, res, t) => {
       const fd = fs.openSync(file, 'r');
       fs.readSync(fd, Buffer.alloc(1000), 0, 1000, null);
@@ -453,6 +450,7 @@ test('express.static, res.sendFile and res.download (send), Express 4 and 5', { 
     const express = require(name);
     const app = () => {
       const a = express();
+      a.set('env', 'test'); // no error logging for the 416 scenarios
       a.use('/static', express.static(DIR));
       a.get('/send', (req, res) => res.sendFile(FILES[65537], (err) => err && res.status(500).end()));
       a.get('/download', (req, res) => res.download(FILES[4096], 'x.bin'));
@@ -482,7 +480,7 @@ test('@fastify/static and koa-static', { skip }, async () => {
       const before = round === 'patched' ? files() : null;
       const app = fastifyApp();
       await app.ready();
-      const result = await runOnce({ app: () => app.routing, request, responses: request.length });
+      const result = await runOnce({ app: () => app.routing, request, oneByOne: 60 });
       counts.push({ result, took: before && delta(before, files()) });
       await app.close();
     }
