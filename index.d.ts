@@ -18,8 +18,8 @@ export interface NativeStatus {
   file: string | null;
   /** why the addon is not loaded, or null */
   reason: string | null;
-  /** each native feature: on only when the addon loaded */
-  features: { messageBuilder: boolean; headerStore: boolean; validators: boolean };
+  /** each native feature: on only when the addon loaded (sendfile: and on Linux with libuv exported) */
+  features: { messageBuilder: boolean; headerStore: boolean; validators: boolean; sendfile: boolean };
 }
 
 export interface ExpressBindingStatus {
@@ -29,6 +29,15 @@ export interface ExpressBindingStatus {
   live: number;
   /** servers left stock, by reason: customClasses, manyListeners, foreignListener, notExpress, ... */
   stepAside: Record<string, number>;
+}
+
+export interface FileResponseStatus {
+  /** fs.ReadStream pipes into responses that were sent with sendfile(2) */
+  native: number;
+  /** of those, the ones that had to wait for a full socket to drain */
+  waited: number;
+  /** pipes into responses left to Node, by reason: chunked, noBody, notOnSocket, tls, otherConsumer, ... */
+  stock: Record<string, number>;
 }
 
 export interface FastpathStatus {
@@ -52,6 +61,8 @@ export interface FastpathStatus {
   /** the replaced methods, as 'Owner.prototype.name' */
   patched: string[];
   frameworks: { express?: ExpressBindingStatus };
+  /** the native file path (absent when off: HTTP_FASTPATH_SENDFILE=0, not Linux, not active) */
+  files?: FileResponseStatus;
   native: NativeStatus;
   /** with HTTP_FASTPATH_STATS=1: fast-path hits and fallback reasons */
   stats?: Record<string, number>;

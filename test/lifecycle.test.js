@@ -18,7 +18,7 @@ function describeMethods() {
   const targets = {
     OutgoingMessage: http.OutgoingMessage.prototype, ServerResponse: http.ServerResponse.prototype,
     ClientRequest: http.ClientRequest.prototype, Http2ServerResponse: require('http2').Http2ServerResponse.prototype,
-    'net.Server': require('net').Server.prototype,
+    'net.Server': require('net').Server.prototype, 'fs.ReadStream': fs.ReadStream.prototype,
   };
   const out = {};
   for (const [name, proto] of Object.entries(targets)) {
@@ -149,4 +149,38 @@ test('HTTP_FASTPATH_EXPRESS=0: everything but the Express binding', () => {
   `], { cwd: root, env: { ...process.env, HTTP_FASTPATH_EXPRESS: '0' }, encoding: 'utf8' });
   assert.strictEqual(r.status, 0, r.stderr);
   assert.deepStrictEqual(JSON.parse(r.stdout), { active: true, listen: false, express: null });
+});
+
+// A file response through the native path when it can, counted in status().files.
+const SERVE_FILE = `
+  const fastpath = require(${JSON.stringify(root)});
+  const http = require('http');
+  const fs = require('fs');
+  const file = ${JSON.stringify(__filename)};
+  const server = http.createServer((req, res) => {
+    res.setHeader('Content-Length', fs.statSync(file).size);
+    fs.createReadStream(file).pipe(res);
+  }).listen(0, '127.0.0.1', () => {
+    http.get({ port: server.address().port, host: '127.0.0.1' }, (res) => {
+      let body = '';
+      res.setEncoding('latin1').on('data', (d) => { body += d; }).on('end', () => {
+        const s = fastpath.status();
+        console.log(JSON.stringify({ same: body === fs.readFileSync(file, 'latin1'), pipe: s.patched.includes('fs.ReadStream.prototype.pipe'), files: s.files ?? null, sendfile: s.native.features.sendfile }));
+        server.close();
+      });
+    });
+  });
+`;
+
+test('the native file path: on by default, off with HTTP_FASTPATH_SENDFILE=0, stock without a binary', () => {
+  const on = spawnSync(process.execPath, ['-e', SERVE_FILE], { cwd: root, encoding: 'utf8' });
+  assert.strictEqual(on.status, 0, on.stderr);
+  assert.deepStrictEqual(JSON.parse(on.stdout), { same: true, pipe: true, files: { native: 1, waited: 0, stock: {} }, sendfile: true });
+  const off = spawnSync(process.execPath, ['-e', SERVE_FILE], { cwd: root, env: { ...process.env, HTTP_FASTPATH_SENDFILE: '0' }, encoding: 'utf8' });
+  assert.strictEqual(off.status, 0, off.stderr);
+  assert.deepStrictEqual(JSON.parse(off.stdout), { same: true, pipe: false, files: null, sendfile: true });
+  const missing = spawnSync(process.execPath, ['-e', SERVE_FILE], { cwd: root, env: { ...process.env, HTTP_FASTPATH_ADDON: path.join(os.tmpdir(), 'no-such-addon.node') }, encoding: 'utf8' });
+  assert.strictEqual(missing.status, 0, missing.stderr);
+  assert.deepStrictEqual(JSON.parse(missing.stdout), { same: true, pipe: true, files: { native: 0, waited: 0, stock: { noNative: 1 } }, sendfile: false });
+  assert.strictEqual(missing.stderr.includes('HttpFastpathWarning'), false, missing.stderr);
 });

@@ -63,7 +63,7 @@ export declare function prepareSendFile(sockFd: number, fileFd: number, position
  * later only for a pending transfer: status 1 = progress, 0 = done,
  * `-errno` = failed.
  */
-export declare function sendFile(head: Uint8Array, out: Float64Array, onProgress: (arg: [number, number, number]) => void): number
+export declare function sendFile(head: Uint8Array, out: Float64Array, onProgress: (arg0: number, arg1: number, arg2: number) => void): number
 
 /** Whether `sendFile` can run here (Linux, with libuv exported by the host). */
 export declare function sendFileSupported(): boolean

@@ -13,7 +13,7 @@ mod uv;
 
 pub use transfer::{Refused, Step, Transfer, BURST_BYTES};
 
-use napi::bindgen_prelude::{Float64ArraySlice, Function};
+use napi::bindgen_prelude::{FnArgs, Float64ArraySlice, Function};
 use napi::{sys, Env, JsValue, Result};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -89,7 +89,7 @@ pub fn discard_send_file() {
 /// later only for a pending transfer: status 1 = progress, 0 = done,
 /// `-errno` = failed.
 #[napi(js_name = "sendFile", catch_unwind)]
-pub fn send_file(env: Env, head: &[u8], mut out: Float64ArraySlice<'_>, on_progress: Function<'_, (i32, f64, f64), ()>) -> Result<i32> {
+pub fn send_file(env: Env, head: &[u8], mut out: Float64ArraySlice<'_>, on_progress: Function<'_, FnArgs<(i32, f64, f64)>, ()>) -> Result<i32> {
     // SAFETY: the array's memory belongs to a JS value that lives for this
     // call; JS is not running while native code runs on its thread.
     let out = unsafe { out.as_mut() };
