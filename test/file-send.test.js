@@ -498,3 +498,46 @@ test('@fastify/static and koa-static', { skip }, async () => {
   };
   await differential({ app: koaApp, request: [get('/f1048579.bin'), get('/f4096.bin'), get('/missing.bin')], expect: { native: 2 } });
 });
+
+test('a worker terminated mid-transfer closes its transfers; another worker serves on', { skip }, async () => {
+  const { Worker } = require('worker_threads');
+  const code = `
+    const { parentPort, workerData } = require('worker_threads');
+    const fastpath = require(${JSON.stringify(path.join(__dirname, '..'))});
+    const http = require('http');
+    const fs = require('fs');
+    const server = http.createServer((req, res) => {
+      res.setHeader('Content-Length', fs.statSync(workerData.file).size);
+      fs.createReadStream(workerData.file).pipe(res);
+      const check = setInterval(() => {
+        const files = fastpath.status().files;
+        if (files.native === 1 && (files.waited === 1 || !workerData.wait)) { clearInterval(check); parentPort.postMessage(files); }
+      }, 20);
+    }).listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));
+  `;
+  const message = (worker) => new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject); });
+  // A client in this thread that does not read: the worker's transfer waits on the socket.
+  const stuck = new Worker(code, { eval: true, workerData: { file: BIG, wait: true } });
+  const port = await message(stuck);
+  const client = net.connect(port, '127.0.0.1', () => client.write(get('/')));
+  client.pause();
+  const closed = new Promise((resolve) => client.once('close', resolve));
+  client.on('error', () => {});
+  assert.deepStrictEqual(await message(stuck), { native: 1, waited: 1, stock: {} });
+  assert.strictEqual(await stuck.terminate(), 1);
+  // The worker's environment closed the transfer's duplicated socket, so the
+  // connection closes (the client reads what was sent, then sees the end).
+  client.resume();
+  const timeout = new Promise((resolve) => setTimeout(resolve, 3000, 'still open'));
+  assert.notStrictEqual(await Promise.race([closed, timeout]), 'still open');
+  // And another worker serves files on.
+  const next = new Worker(code, { eval: true, workerData: { file: FILES[65537], wait: false } });
+  const nextPort = await message(next);
+  const body = await new Promise((resolve) => http.get({ port: nextPort, host: '127.0.0.1' }, (res) => {
+    const chunks = [];
+    res.on('data', (d) => chunks.push(d)).on('end', () => resolve(Buffer.concat(chunks)));
+  }));
+  assert.ok(body.equals(fs.readFileSync(FILES[65537])));
+  assert.deepStrictEqual(await message(next), { native: 1, waited: 0, stock: {} });
+  assert.strictEqual(await next.terminate(), 1);
+});
