@@ -466,6 +466,25 @@ test('express.static, res.sendFile and res.download (send), Express 4 and 5', { 
   }
 });
 
+test('send itself: its events, and 304, 412, 416 without a body', { skip }, async () => {
+  const send = require('send');
+  const handler = (req, res, t) => {
+    const stream = send(req, path.basename(req.url), { root: DIR });
+    for (const name of ['headers', 'stream', 'file', 'end', 'directory']) {
+      stream.on(name, (arg) => t.log(`send:${name}`, name === 'headers' ? Object.keys(arg) : undefined));
+    }
+    // With an 'error' listener send leaves the answer to the app.
+    stream.on('error', (err) => { t.log('send:error', err.status); res.statusCode = err.status; res.end(err.message); });
+    stream.pipe(res);
+  };
+  await differential({ handler, request: get('/f1048579.bin') });
+  await differential({ handler, request: get('/f1048579.bin', 'Range: bytes=0-99\r\n') });
+  await differential({ handler, request: get('/f65537.bin', 'If-None-Match: *\r\n'), expect: { native: 0 } });
+  await differential({ handler, request: get('/f65537.bin', 'If-Match: "nope"\r\n'), expect: { native: 0 } });
+  await differential({ handler, request: get('/f65537.bin', 'Range: bytes=70000-\r\n'), expect: { native: 0 } });
+  await differential({ handler, request: `HEAD /f65537.bin HTTP/1.1\r\nHost: x\r\n\r\n`, expect: { native: 0 } });
+});
+
 test('@fastify/static and koa-static', { skip }, async () => {
   // Fastify: its server is made by fastify itself; the scenario's app is its handler.
   const fastifyApp = () => {
