@@ -102,7 +102,7 @@ const MAJOR = Number(process.versions.node.split('.')[0]);
 const STATE = Symbol.for('http-fastpath.state');
 const state = globalThis[STATE] ??= {
   installed: false, patches: null, adapter: undefined, armed: false, disarm: null, disarmHttp2: null, activatedBy: null,
-  native: undefined, disabledReason: null, warned: false,
+  native: undefined, fileSender: undefined, disabledReason: null, warned: false,
 };
 
 function warnOnce(message) {
@@ -181,8 +181,11 @@ function uninstall() {
 // The addon when it can send files natively, else null (first asked by the
 // first file response that qualifies).
 function fileSender() {
-  const { addon } = native();
-  return addon !== null && typeof addon.sendFile === 'function' && addon.sendFileSupported() ? addon : null;
+  if (state.fileSender === undefined) {
+    const { addon } = native();
+    state.fileSender = addon !== null && typeof addon.sendFile === 'function' && addon.sendFileSupported() ? addon : null;
+  }
+  return state.fileSender;
 }
 
 function filePipe() {
@@ -221,7 +224,7 @@ function nativeStatus() {
       headerStore: n.addon !== null,
       validators: n.addon !== null,
       // Used: fs.ReadStream piped into a response (lib/file/read-stream-pipe.js).
-      sendfile: n.addon !== null && typeof n.addon.sendFile === 'function' && n.addon.sendFileSupported(),
+      sendfile: fileSender() !== null,
     },
   };
 }

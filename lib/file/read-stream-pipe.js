@@ -50,7 +50,6 @@ const counts = { native: 0, waited: 0, stock: { __proto__: null } };
 
 function stock(reason) {
   counts.stock[reason] = (counts.stock[reason] || 0) + 1;
-  return false;
 }
 
 function symbolNamed(obj, description) {
@@ -69,9 +68,10 @@ function isTcpHandle(handle) {
   return TCP !== undefined && handle instanceof TCP;
 }
 
-// `makeFilePipe(originalPipe, sender)`: `sender()` returns the addon's
-// sendFile functions, or null when there is no native file path (loaded on
-// the first response that qualifies, so a preload still loads no .node).
+// The replacement for ReadStream.prototype.pipe. `sender()` returns the
+// addon when it can send files, else null (asked on the first response that
+// qualifies, so a preload still loads no .node); `own` holds the response
+// methods of a stock response.
 function makeFilePipe(originalPipe, sender, own) {
   // The response methods a stream's bytes pass through in stock Node (with
   // this package's end): an app or middleware that replaced one of them on a
@@ -160,9 +160,11 @@ function makeFilePipe(originalPipe, sender, own) {
     const addon = sender();
     if (addon === null) return fallBack(this, n, 'noNative');
     const socket = res.socket;
+    const sockFd = socket._handle.fd;
+    const fileFd = this.fd;
     // The file is checked (regular, its size, the announced length) before
     // anything about the response changes.
-    const refused = addon.prepareSendFile(socket._handle.fd, this.fd, this.pos === undefined ? -1 : this.pos,
+    const refused = addon.prepareSendFile(sockFd, fileFd, this.pos === undefined ? -1 : this.pos,
       length === Infinity ? -1 : length, announcedLength(res));
     if (refused !== 0) return fallBack(this, n, REFUSALS[-refused] || 'nativeError');
 
@@ -178,6 +180,13 @@ function makeFilePipe(originalPipe, sender, own) {
       if (!res._hasBody || res.chunkedEncoding) {
         addon.discardSendFile();
         return fallBack(this, n, res._hasBody ? 'chunked' : 'noBody');
+      }
+      // The native side writes and reads these descriptors during sendFile:
+      // a writeHead wrapper must not have closed either.
+      if (this.destroyed || this.fd !== fileFd || socket.destroyed || !socket._handle || socket._handle.fd !== sockFd ||
+          res.socket !== socket || socket.writableLength !== 0) {
+        addon.discardSendFile();
+        return fallBack(this, n, 'changedByWriteHead');
       }
     }
     const head = res._headerSent ? EMPTY : Buffer.from(res._header, 'latin1');

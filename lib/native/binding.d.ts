@@ -44,7 +44,8 @@ export declare function isHttpToken(name: unknown): boolean
 
 /**
  * Checks that a file range can be sent to the socket and holds the
- * transfer (duplicated descriptors) for `sendFile`. `position < 0` reads at
+ * transfer for `sendFile`, which the caller makes in the same synchronous
+ * call with the same descriptors still open. `position < 0` reads at
  * the file's own offset; `length < 0` or infinite sends to the end of the
  * file, which must then be `expected` bytes away unless `expected < 0`.
  * Returns 0, or a refusal (nothing is held): `-EINVAL` not a regular file

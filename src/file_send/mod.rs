@@ -53,7 +53,8 @@ thread_local! {
 }
 
 /// Checks that a file range can be sent to the socket and holds the
-/// transfer (duplicated descriptors) for `sendFile`. `position < 0` reads at
+/// transfer for `sendFile`, which the caller makes in the same synchronous
+/// call with the same descriptors still open. `position < 0` reads at
 /// the file's own offset; `length < 0` or infinite sends to the end of the
 /// file, which must then be `expected` bytes away unless `expected < 0`.
 /// Returns 0, or a refusal (nothing is held): `-EINVAL` not a regular file
@@ -106,7 +107,12 @@ pub fn send_file(env: Env, head: &[u8], mut out: Float64ArraySlice<'_>, on_progr
     match step {
         Step::Done => Ok(0),
         Step::Failed(e) => Ok(-e),
-        Step::WouldBlock => wait_writable(&env, transfer, on_progress.raw()),
+        Step::WouldBlock => match transfer.own() {
+            // From here on the transfer outlives this call: its own descriptors.
+            Ok(()) => wait_writable(&env, transfer, on_progress.raw()),
+            Err(Refused::Os(e)) => Ok(-e),
+            Err(_) => Ok(-libc::EBADF),
+        },
     }
 }
 

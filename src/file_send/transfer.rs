@@ -1,8 +1,10 @@
 //! One file response on the wire: the HTTP head with send(2), then a file
 //! range with sendfile(2), both on a non-blocking socket, stopping when the
-//! socket is full. Plain Rust over owned duplicates of the two descriptors,
-//! so the caller's descriptors can be closed (and their numbers reused) at any
-//! moment without a byte of this transfer going anywhere else.
+//! socket is full. It works on the caller's descriptors while the caller
+//! guarantees them (inside one synchronous call from JS, where nothing can
+//! close them); a transfer that has to wait first takes owned duplicates
+//! (`own`), so the caller's descriptors can then be closed, and their numbers
+//! reused, without a byte of this transfer going anywhere else.
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
@@ -38,8 +40,12 @@ pub enum Refused {
 }
 
 pub struct Transfer {
-    sock: OwnedFd,
-    file: OwnedFd,
+    /// The socket and file written and read: the caller's descriptors until
+    /// `own`, then those of `owned`.
+    sock: RawFd,
+    file: RawFd,
+    /// The duplicates of a transfer that outlives the caller's call.
+    owned: Option<(OwnedFd, OwnedFd)>,
     head: Vec<u8>,
     head_sent: usize,
     /// Where the next file byte is read; `None` reads at (and advances) the
@@ -66,9 +72,8 @@ fn dup(fd: RawFd) -> Result<OwnedFd, Refused> {
     if fd < 0 {
         return Err(Refused::Os(libc::EBADF));
     }
-    // SAFETY: the caller passes a descriptor it owns and keeps open for the
-    // duration of this call (the JS side reads it from a live handle in the
-    // same synchronous call); borrowing it for the dup is sound.
+    // SAFETY: called while the caller guarantees the descriptor is open (see
+    // the module comment); borrowing it for the dup is sound.
     let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
     borrowed.try_clone_to_owned().map_err(|e| Refused::Os(e.raw_os_error().unwrap_or(libc::EBADF)))
 }
@@ -78,10 +83,11 @@ fn errno() -> i32 {
 }
 
 /// Bytes from `position` (or the file's offset) to the end of a regular file.
-fn bytes_left(file: &OwnedFd, position: Option<i64>) -> Result<u64, Refused> {
-    // SAFETY: fstat fills a zeroed stat struct for a descriptor we own.
+fn bytes_left(file: RawFd, position: Option<i64>) -> Result<u64, Refused> {
+    // SAFETY: fstat fills a zeroed stat struct; an invalid descriptor only
+    // makes it fail with EBADF.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    if unsafe { libc::fstat(file.as_raw_fd(), &mut st) } != 0 {
+    if unsafe { libc::fstat(file, &mut st) } != 0 {
         return Err(Refused::Os(errno()));
     }
     if st.st_mode & libc::S_IFMT != libc::S_IFREG || st.st_size <= 0 {
@@ -89,8 +95,8 @@ fn bytes_left(file: &OwnedFd, position: Option<i64>) -> Result<u64, Refused> {
     }
     let at = match position {
         Some(p) => p,
-        // SAFETY: lseek on a descriptor we own; SEEK_CUR with 0 only reads the offset.
-        None => unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_CUR) },
+        // SAFETY: lseek with SEEK_CUR and 0 only reads the offset.
+        None => unsafe { libc::lseek(file, 0, libc::SEEK_CUR) },
     };
     if at < 0 {
         return Err(Refused::Os(errno()));
@@ -99,14 +105,15 @@ fn bytes_left(file: &OwnedFd, position: Option<i64>) -> Result<u64, Refused> {
 }
 
 impl Transfer {
-    /// Duplicates both descriptors (the originals stay the caller's) and
-    /// checks the file: `length` bounds the range (`None`: to the end of the
+    /// Checks the file: `length` bounds the range (`None`: to the end of the
     /// file); `expected`, when given, is the Content-Length the bytes to the
     /// end of the file must equal. The head is set later (`set_head`), once
-    /// the file is known to be sendable.
+    /// the file is known to be sendable. The descriptors stay the caller's.
     pub fn new(sock_fd: RawFd, file_fd: RawFd, position: Option<i64>, length: Option<u64>, expected: Option<u64>) -> Result<Transfer, Refused> {
-        let file = dup(file_fd)?;
-        let left = bytes_left(&file, position)?;
+        if sock_fd < 0 || file_fd < 0 {
+            return Err(Refused::Os(libc::EBADF));
+        }
+        let left = bytes_left(file_fd, position)?;
         let known = match length {
             Some(n) => n.min(left),
             None => left,
@@ -115,8 +122,9 @@ impl Transfer {
             return Err(Refused::LengthMismatch);
         }
         Ok(Transfer {
-            sock: dup(sock_fd)?,
-            file,
+            sock: sock_fd,
+            file: file_fd,
+            owned: None,
             head: Vec::new(),
             head_sent: 0,
             position,
@@ -135,9 +143,22 @@ impl Transfer {
         self.head_sent = 0;
     }
 
-    /// The duplicated socket descriptor (what a poll handle watches).
+    /// Switches to owned duplicates of both descriptors, for a transfer
+    /// that continues after the caller's call returns.
+    pub fn own(&mut self) -> Result<(), Refused> {
+        if self.owned.is_none() {
+            let sock = dup(self.sock)?;
+            let file = dup(self.file)?;
+            self.sock = sock.as_raw_fd();
+            self.file = file.as_raw_fd();
+            self.owned = Some((sock, file));
+        }
+        Ok(())
+    }
+
+    /// The socket descriptor written (what a poll handle watches, once owned).
     pub fn socket_fd(&self) -> RawFd {
-        self.sock.as_raw_fd()
+        self.sock
     }
 
     /// Sends as much as the socket takes, up to one burst of file bytes.
@@ -149,9 +170,9 @@ impl Transfer {
                 // segment with its head.
                 let more = if self.known > 0 { libc::MSG_MORE } else { 0 };
                 let rest = &self.head[self.head_sent..];
-                // SAFETY: `rest` is a live slice of `rest.len()` bytes and the
-                // socket descriptor is owned by self.
-                let n = unsafe { libc::send(self.sock.as_raw_fd(), rest.as_ptr().cast(), rest.len(), libc::MSG_NOSIGNAL | more) };
+                // SAFETY: `rest` is a live slice of `rest.len()` bytes; the
+                // socket descriptor is open (the caller's during its call, or ours).
+                let n = unsafe { libc::send(self.sock, rest.as_ptr().cast(), rest.len(), libc::MSG_NOSIGNAL | more) };
                 if n < 0 {
                     match errno() {
                         libc::EINTR => continue,
@@ -177,12 +198,12 @@ impl Transfer {
             };
             let count = want.min(BURST_BYTES - burst);
             let n = match self.position.as_mut() {
-                // SAFETY: both descriptors are owned by self; `offset` points to
-                // a live i64 (off_t is i64 on the 64-bit Linux targets built).
-                Some(offset) => unsafe { libc::sendfile(self.sock.as_raw_fd(), self.file.as_raw_fd(), offset as *mut i64, count as usize) },
+                // SAFETY: both descriptors are open (as for send above); `offset`
+                // points to a live i64 (off_t is i64 on the 64-bit Linux targets built).
+                Some(offset) => unsafe { libc::sendfile(self.sock, self.file, offset as *mut i64, count as usize) },
                 // SAFETY: as above; a null offset makes the kernel use and
                 // advance the file's own offset.
-                None => unsafe { libc::sendfile(self.sock.as_raw_fd(), self.file.as_raw_fd(), std::ptr::null_mut(), count as usize) },
+                None => unsafe { libc::sendfile(self.sock, self.file, std::ptr::null_mut(), count as usize) },
             };
             if n < 0 {
                 match errno() {
@@ -216,10 +237,10 @@ impl Transfer {
             let on: libc::c_int = 1;
             let off: libc::c_int = 0;
             let size = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
-            // SAFETY: setsockopt reads a c_int from live locals; our own fd.
+            // SAFETY: setsockopt reads a c_int from live locals; the socket is open.
             unsafe {
-                libc::setsockopt(self.sock.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_CORK, (&on as *const libc::c_int).cast(), size);
-                libc::setsockopt(self.sock.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_CORK, (&off as *const libc::c_int).cast(), size);
+                libc::setsockopt(self.sock, libc::IPPROTO_TCP, libc::TCP_CORK, (&on as *const libc::c_int).cast(), size);
+                libc::setsockopt(self.sock, libc::IPPROTO_TCP, libc::TCP_CORK, (&off as *const libc::c_int).cast(), size);
             }
             self.tail_held = false;
         }
@@ -331,6 +352,7 @@ mod tests {
         let (sock, mut reader) = socket_pair();
         let mut t = Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), Some(0), Some(data.len() as u64), None).ok().unwrap();
         assert_eq!(t.pump(), Step::WouldBlock);
+        t.own().ok().unwrap();
         drop(file);
         drop(sock);
         let got = drive(&mut t, &mut reader, data.len());
