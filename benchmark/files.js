@@ -6,7 +6,7 @@
 //   node benchmark/files.js [--all] [--runs N] [--duration S] [--server pipe] [--size 1m]
 //
 // Writes benchmark/results/files.md (req/s, MiB/s, server CPU µs per MiB,
-// ratios) and files-chart.svg (MiB/s of the 1 MiB file per server and line).
+// ratios) and files-chart-<server>.svg (MiB/s of the 1 MiB file per line).
 
 const fs = require('fs');
 const path = require('path');
@@ -66,11 +66,15 @@ console.log(md.join('\n'));
 if (!args['no-write']) {
   fs.mkdirSync(resultsDir, { recursive: true });
   fs.writeFileSync(path.join(resultsDir, 'files.md'), md.join('\n') + '\n');
-  const oneMib = rows.filter((r) => r.size === '1m');
-  if (oneMib.length) {
-    const groups = oneMib.map((r) => ({ label: `${r.server} ${r.version.split('.')[0]}`, values: [r.stock.mibps, r.patched.mibps] }));
-    fs.writeFileSync(path.join(resultsDir, 'files-chart.svg'),
-      barChart({ title: '1 MiB file: MiB/s served, median (server on one core)', groups, series: ['stock', 'http-fastpath'] }));
+  const charts = [];
+  for (const server of servers) {
+    const oneMib = rows.filter((r) => r.size === '1m' && r.server === server);
+    if (oneMib.length === 0) continue;
+    const groups = oneMib.map((r) => ({ label: r.version, values: [r.stock.mibps, r.patched.mibps] }));
+    const name = `files-chart-${server}.svg`;
+    fs.writeFileSync(path.join(resultsDir, name),
+      barChart({ title: `${server}: 1 MiB file, MiB/s served, median`, groups, series: ['stock', 'http-fastpath'] }));
+    charts.push(name);
   }
-  console.log(`\nwrote ${path.relative(process.cwd(), resultsDir)}/files.md${oneMib.length ? ' and files-chart.svg' : ''}`);
+  console.log(`\nwrote ${path.relative(process.cwd(), resultsDir)}/files.md ${charts.join(' ')}`);
 }

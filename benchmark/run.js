@@ -78,6 +78,11 @@ if (args['dry-run']) {
     if (m.status !== 0) throw new Error(`${micro}: ${m.stderr}`);
     console.log(`${micro} --dry-run: ok (${m.stdout.trim().split('\n').length - 1} rows)`);
   }
+  // The static-file servers, one short round each (4 KiB).
+  const files = spawnSync(process.execPath, [path.join(__dirname, 'files.js'), '--runs', '1', '--duration', '1', '--size', '4k', '--no-write'], { encoding: 'utf8' });
+  const fileRows = files.stdout.split('\n').filter((l) => l.startsWith('| v'));
+  if (files.status !== 0 || fileRows.length !== 4) throw new Error(`files.js: ${files.stdout}${files.stderr}`);
+  console.log(`files.js --dry-run: ok (${fileRows.length} rows)`);
   console.log('benchmark dry run: ok');
 } else {
   const versions = args.all ? VERSIONS : [process.versions.node];

@@ -98,7 +98,8 @@ function makeFilePipe(originalPipe, sender, own) {
   // The response must be framed by Content-Length, so its body is exactly the
   // file bytes (chunked framing would need the chunk sizes Node would write).
   function headRefusal(src, res) {
-    if (res.destroyed || res.finished || !res._hasBody) return 'noBody';
+    if (res.destroyed || res.finished) return 'responseClosed';
+    if (!res._hasBody) return 'noBody';
     if (res.strictContentLength) return 'strictContentLength';
     if (res._header) return res.chunkedEncoding ? 'chunked' : null;
     if (!res.hasHeader('content-length') || res.hasHeader('transfer-encoding')) return 'chunked';
