@@ -36,7 +36,7 @@ export interface FileResponseStatus {
   native: number;
   /** of those, the ones that had to wait for a full socket to drain */
   waited: number;
-  /** pipes into responses left to Node, by reason: chunked, noBody, notOnSocket, tls, otherConsumer, ... */
+  /** pipes into responses left to Node, by reason: chunked, noBody, responseClosed, notOnSocket, tls, otherConsumer, ... */
   stock: Record<string, number>;
 }
 

@@ -515,7 +515,7 @@ test('@fastify/static and koa-static', { skip }, async () => {
     app.use(require('koa-static')(DIR));
     return app.callback();
   };
-  await differential({ app: koaApp, request: [get('/f1048579.bin'), get('/f4096.bin'), get('/missing.bin')], expect: { native: 2 } });
+  await differential({ app: koaApp, request: [get('/f1048579.bin'), get('/f4096.bin'), get('/missing.bin')], oneByOne: 60, expect: { native: 2 } });
 });
 
 test('a worker terminated mid-transfer closes its transfers; another worker serves on', { skip }, async () => {

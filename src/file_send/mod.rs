@@ -100,7 +100,11 @@ pub fn send_file(env: Env, head: &[u8], mut out: Float64ArraySlice<'_>, on_progr
     let Some(mut transfer) = PREPARED.with(|p| p.borrow_mut().take()) else {
         return Err(napi::Error::new(napi::Status::GenericFailure, "sendFile without prepareSendFile"));
     };
-    transfer.set_head(head);
+    if let Err(e) = transfer.set_head(head) {
+        out[0] = 0.0;
+        out[1] = 0.0;
+        return Ok(-e);
+    }
     let step = transfer.pump();
     out[0] = transfer.socket_bytes as f64;
     out[1] = transfer.file_bytes as f64;

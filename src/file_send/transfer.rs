@@ -15,6 +15,11 @@ use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 /// letting other sockets run in between.
 pub const BURST_BYTES: u64 = 4 << 20;
 
+/// A file up to this size goes out in one send(2) with its head (read
+/// behind it), as stock Node writes a file that fits in one 64 KiB read: the
+/// head and the chunk in one writev.
+pub const INLINE_BYTES: u64 = 64 << 10;
+
 /// What stopped a `pump`.
 #[derive(Debug, PartialEq, Eq, Clone, Copy)]
 pub enum Step {
@@ -46,7 +51,10 @@ pub struct Transfer {
     file: RawFd,
     /// The duplicates of a transfer that outlives the caller's call.
     owned: Option<(OwnedFd, OwnedFd)>,
+    /// The HTTP head, then (for a small file) the file's bytes.
     head: Vec<u8>,
+    /// How much of `head` is the HTTP head itself.
+    head_len: usize,
     head_sent: usize,
     /// Where the next file byte is read; `None` reads at (and advances) the
     /// file's own offset, as `fs.read` with a null position does.
@@ -126,6 +134,7 @@ impl Transfer {
             file: file_fd,
             owned: None,
             head: Vec::new(),
+            head_len: 0,
             head_sent: 0,
             position,
             remaining: length,
@@ -136,11 +145,54 @@ impl Transfer {
         })
     }
 
-    /// The bytes to send before the file (the HTTP head).
-    pub fn set_head(&mut self, head: &[u8]) {
+    /// The bytes to send before the file (the HTTP head). A file of at most
+    /// `INLINE_BYTES` is read behind it here, to leave in one send(2).
+    /// Err(errno) when that read fails before any byte (nothing was sent).
+    pub fn set_head(&mut self, head: &[u8]) -> Result<(), i32> {
         self.head.clear();
         self.head.extend_from_slice(head);
+        self.head_len = head.len();
         self.head_sent = 0;
+        if self.known == 0 || self.known > INLINE_BYTES {
+            return Ok(());
+        }
+        let want = self.known as usize;
+        self.head.resize(self.head_len + want, 0);
+        let mut got = 0;
+        while got < want {
+            let buf = &mut self.head[self.head_len + got..];
+            let n = match self.position {
+                // SAFETY: `buf` is a live, writable slice of `buf.len()` bytes; the
+                // file descriptor is open (the caller's, during its call).
+                Some(p) => unsafe { libc::pread(self.file, buf.as_mut_ptr().cast(), buf.len(), p + got as i64) },
+                // SAFETY: as above; reads at (and advances) the file's offset.
+                None => unsafe { libc::read(self.file, buf.as_mut_ptr().cast(), buf.len()) },
+            };
+            if n < 0 {
+                let e = errno();
+                if e == libc::EINTR {
+                    continue;
+                }
+                if got == 0 {
+                    self.head.truncate(self.head_len);
+                    return Err(e);
+                }
+                break; // send what was read; sendfile meets the error next
+            }
+            if n == 0 {
+                break; // the file shrank: the rest is looked for by sendfile
+            }
+            got += n as usize;
+        }
+        self.head.truncate(self.head_len + got);
+        if let Some(p) = self.position.as_mut() {
+            *p += got as i64;
+        }
+        self.known -= got as u64;
+        if let Some(left) = self.remaining.as_mut() {
+            *left -= got as u64;
+        }
+        Ok(())
     }
 
     /// Switches to owned duplicates of both descriptors, for a transfer
@@ -166,8 +218,8 @@ impl Transfer {
         let mut burst: u64 = 0;
         loop {
             if self.head_sent < self.head.len() {
-                // MSG_MORE when file bytes follow: a small file leaves in one
-                // segment with its head.
+                // MSG_MORE when file bytes follow by sendfile: the head leaves
+                // in one segment with the first of them.
                 let more = if self.known > 0 { libc::MSG_MORE } else { 0 };
                 let rest = &self.head[self.head_sent..];
                 // SAFETY: `rest` is a live slice of `rest.len()` bytes; the
@@ -180,8 +232,11 @@ impl Transfer {
                         e => return Step::Failed(e),
                     }
                 }
+                let before = self.head_sent;
                 self.head_sent += n as usize;
                 self.socket_bytes += n as u64;
+                // File bytes read behind the head count as sent file bytes.
+                self.file_bytes += (self.head_sent.saturating_sub(self.head_len) - before.saturating_sub(self.head_len)) as u64;
                 self.tail_held = more != 0;
                 continue;
             }
@@ -298,7 +353,7 @@ mod tests {
     }
 
     fn with_head(mut t: Transfer, head: &[u8]) -> Transfer {
-        t.set_head(head);
+        t.set_head(head).unwrap();
         t
     }
 
@@ -332,6 +387,24 @@ mod tests {
         assert_eq!(got, &data[7..]);
         // The file's own offset advanced, as fs.read with a null position does.
         assert_eq!(file.stream_position().unwrap(), data.len() as u64);
+    }
+
+    #[test]
+    fn a_small_file_goes_with_its_head_in_one_send() {
+        let data = pattern(60_000);
+        let mut file = temp_file(&data);
+        file.seek(SeekFrom::Start(7)).unwrap();
+        let (sock, mut reader) = socket_pair();
+        let head = b"HTTP/1.1 200 OK\r\n\r\n";
+        let mut t = with_head(Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), None, None, Some(60_000 - 7)).ok().unwrap(), head);
+        // Read behind the head already: the file's offset moved, as Node's read moves it.
+        assert_eq!(file.stream_position().unwrap(), 60_000);
+        let got = drive(&mut t, &mut reader, head.len() + 60_000 - 7);
+        let mut want = head.to_vec();
+        want.extend_from_slice(&data[7..]);
+        assert_eq!(got, want);
+        assert_eq!(t.file_bytes, 60_000 - 7);
+        assert_eq!(t.socket_bytes, want.len() as u64);
     }
 
     #[test]
