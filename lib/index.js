@@ -188,8 +188,10 @@ function fileSender() {
   return state.fileSender;
 }
 
-function filePipe() {
-  return state.installed ? state.patches.find((p) => p.owner === 'fs.ReadStream')?.replacement : undefined;
+// The native file path's counters, while it is patched in.
+function fileCounts() {
+  const patched = state.installed && state.patches.some((p) => p.owner === 'fs.ReadStream');
+  return patched ? require('./file/read-stream-pipe').snapshot() : undefined;
 }
 
 function expressBinder() {
@@ -243,7 +245,7 @@ function status() {
     disabledReason: state.disabledReason,
     patched: state.installed ? state.patches.map((p) => `${p.owner}.prototype.${p.name}`) : [],
     frameworks: { express: expressBinder()?.snapshot() },
-    files: filePipe()?.snapshot(),
+    files: fileCounts(),
     native: nativeStatus(),
     stats: require('./setup/stats').snapshot(),
   };

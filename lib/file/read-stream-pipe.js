@@ -23,6 +23,7 @@ const fs = require('fs');
 const http = require('http');
 const { AsyncResource } = require('async_hooks');
 const net = require('net');
+const { getSystemErrorName } = require('util');
 
 const { OutgoingMessage, ServerResponse } = http;
 const ReadStream = fs.ReadStream;
@@ -103,9 +104,8 @@ function makeFilePipe(originalPipe, sender, own) {
     if (res.strictContentLength) return 'strictContentLength';
     if (res._header) return res.chunkedEncoding ? 'chunked' : null;
     if (!res.hasHeader('content-length') || res.hasHeader('transfer-encoding')) return 'chunked';
-    const length = Number(res.getHeader('content-length'));
     const start = src.start === undefined ? 0 : src.start;
-    if (src.end !== Infinity && length !== src.end - start + 1) return 'lengthMismatch';
+    if (src.end !== Infinity && announcedLength(res) !== src.end - start + 1) return 'lengthMismatch';
     return null;
   }
 
@@ -225,9 +225,13 @@ function makeFilePipe(originalPipe, sender, own) {
     return stockDestroy.call(this, err, cb);
   }
 
-  // native: responses sent natively (waited: of which some waited for the
-  // socket to drain); stock: responses left to Node, by reason.
-  return { pipe, snapshot: () => ({ native: counts.native, waited: counts.waited, stock: { ...counts.stock } }) };
+  return pipe;
+}
+
+// native: responses sent natively (waited: of which some waited for the
+// socket to drain); stock: responses left to Node, by reason.
+function snapshot() {
+  return { native: counts.native, waited: counts.waited, stock: { ...counts.stock } };
 }
 
 // Counts the native bytes where Node counts written and read bytes: the
@@ -277,7 +281,7 @@ function fail(transfer, errno) {
   settle(transfer);
   const { socket } = transfer;
   if (!socket.destroyed) {
-    const name = require('util').getSystemErrorName(-errno);
+    const name = getSystemErrorName(-errno);
     const err = new Error(`write ${name}`);
     err.errno = -errno;
     err.code = name;
@@ -300,4 +304,4 @@ function abort(transfer, addon) {
   settle(transfer);
 }
 
-module.exports = { makeFilePipe };
+module.exports = { makeFilePipe, snapshot };

@@ -26,9 +26,7 @@ function planFilePipe(sender) {
         write: out.write, end: http.ServerResponse.prototype.end, implicitHeader: http.ServerResponse.prototype._implicitHeader,
         send: out._send, writeRaw: out._writeRaw,
       };
-      const filePipe = makeFilePipe(orig, sender, own);
-      filePipe.pipe.snapshot = filePipe.snapshot;
-      return filePipe.pipe;
+      return makeFilePipe(orig, sender, own);
     },
   }];
 }
