@@ -518,6 +518,88 @@ test('@fastify/static and koa-static', { skip }, async () => {
   await differential({ app: koaApp, request: [get('/f1048579.bin'), get('/f4096.bin'), get('/missing.bin')], oneByOne: 60, expect: { native: 2 } });
 });
 
+// Closing the sent file (lib/file/close-without-threadpool.js): the close
+// callback runs where a threadpool completion runs at the earliest, so the
+// stream's 'close' comes after what 'end' queued (ticks, immediates), in the
+// context of the request, with the errors of fs.close.
+const closeTypes = [];
+const closeHook = require('async_hooks').createHook({ init(id, type) { if (type === 'HttpFastpathClose' || type === 'FSREQCALLBACK') closeTypes.push(type); } });
+
+test('the sent file is closed without the threadpool: same order, context and errors as stock', { skip }, async () => {
+  const als = new AsyncLocalStorage();
+  const ordered = (file) => (req, res, t, i) => als.run({ id: `req${i}` }, () => {
+    res.setHeader('Content-Length', fs.statSync(file).size);
+    const stream = fs.createReadStream(file);
+    stream.on('end', () => {
+      t.log(`end ${i}`, als.getStore());
+      process.nextTick(() => t.log(`tick after end ${i}`));
+      setImmediate(() => t.log(`immediate after end ${i}`, als.getStore()));
+    });
+    stream.on('close', () => t.log(`close ${i}`, als.getStore(), stream.destroyed));
+    res.on('finish', () => t.log(`finish ${i}`));
+    res.on('close', () => t.log(`res close ${i}`));
+    stream.pipe(res);
+  });
+  closeHook.enable();
+  try {
+    for (const size of [4096, (1 << 20) + 3]) {
+      closeTypes.length = 0;
+      await differential({ request: [get('/a'), get('/b'), get('/c')], oneByOne: 60, handler: ordered(FILES[size]), expect: { native: 3 } });
+      // Stock closed all through the threadpool, patched none.
+      assert.deepStrictEqual(closeTypes.filter((t) => t === 'HttpFastpathClose').length, 3, closeTypes.join());
+    }
+  } finally {
+    closeHook.disable();
+  }
+  // The descriptor was closed behind the stream's back: fs.close's EBADF, as an 'error' before 'close'.
+  await differential({
+    handler: (req, res, t) => {
+      res.setHeader('Content-Length', 4096);
+      const stream = fs.createReadStream(FILES[4096]);
+      stream.on('end', () => fs.closeSync(stream.fd));
+      stream.on('error', (err) => t.log('error', err.message, err.code, err.errno, err.syscall, Object.keys(err)));
+      stream.on('close', () => t.log('close'));
+      stream.pipe(res);
+    },
+  });
+});
+
+test('a pending close keeps the process alive until the stream closes, as in stock', { skip }, async () => {
+  const { spawn } = require('child_process');
+  // A server process whose socket and server are unref'd once it answers:
+  // only the file's close can keep its loop running (the client is this process).
+  const code = `
+    const http = require('http'); const fs = require('fs');
+    const seen = [];
+    process.on('exit', () => console.log(JSON.stringify(seen)));
+    const server = http.createServer((req, res) => {
+      req.socket.unref();
+      server.unref();
+      res.setHeader('Content-Length', 4096);
+      const stream = fs.createReadStream(${JSON.stringify(FILES[4096])});
+      stream.on('end', () => seen.push('end')).on('close', () => seen.push('close'));
+      stream.pipe(res);
+    }).listen(0, '127.0.0.1', () => console.log(server.address().port));
+  `;
+  const run = (args) => new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...args, '-e', code]);
+    let out = '';
+    let client = null;
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      out += d;
+      if (client === null && out.includes('\n')) {
+        client = net.connect(Number(out.split('\n')[0]), '127.0.0.1', () => client.write(get('/')));
+        client.on('error', () => {});
+      }
+    });
+    const timer = setTimeout(() => { child.kill(); reject(new Error(`no exit: ${out}`)); }, 10000);
+    child.on('close', () => { clearTimeout(timer); client.destroy(); resolve(out.split('\n')[1]); });
+  });
+  const stock = await run([]);
+  assert.deepStrictEqual(JSON.parse(stock), ['end', 'close']);
+  assert.strictEqual(await run(['-r', path.join(__dirname, '..')]), stock);
+});
+
 test('a worker terminated mid-transfer closes its transfers; another worker serves on', { skip }, async () => {
   const { Worker } = require('worker_threads');
   const code = `

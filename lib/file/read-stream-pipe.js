@@ -24,6 +24,7 @@ const http = require('http');
 const { AsyncResource } = require('async_hooks');
 const net = require('net');
 const { getSystemErrorName } = require('util');
+const { fsForClose } = require('./close-without-threadpool');
 
 const { OutgoingMessage, ServerResponse } = http;
 const ReadStream = fs.ReadStream;
@@ -192,7 +193,7 @@ function makeFilePipe(originalPipe, sender, own) {
     }
     const head = res._headerSent ? EMPTY : Buffer.from(res._header, 'latin1');
     res._headerSent = true;
-    const transfer = { src: this, res, socket, id: 0, socketBytes: 0, fileBytes: 0, onClose: null, resource: null };
+    const transfer = { src: this, res, socket, addon, id: 0, socketBytes: 0, fileBytes: 0, onClose: null, resource: null };
     const rc = addon.sendFile(head, out,
       (status, socketBytes, fileBytes) => transfer.resource.runInAsyncScope(progress, null, transfer, status, socketBytes, fileBytes));
     if (rc < 0 && out[0] === 0) {
@@ -269,10 +270,15 @@ function settle(transfer) {
 }
 
 // The whole range is on the socket: end the stream as Node's _read does at
-// end of file (push(null): 'end', then pipe's res.end(), then 'close').
+// end of file (push(null): 'end', then pipe's res.end(), then 'close'). Its
+// file is then closed without a threadpool round trip.
 function finish(transfer) {
   settle(transfer);
-  if (!transfer.src.destroyed) transfer.src.push(null);
+  const { src } = transfer;
+  if (src.destroyed) return;
+  const closing = fsForClose(src, kFs, transfer.addon);
+  if (closing !== null) src[kFs] = closing;
+  src.push(null);
 }
 
 // A failed socket write: the socket is destroyed with the error, as Node

@@ -36,6 +36,9 @@ export declare function buildHttpMessage(firstLine: unknown, headers: unknown[],
 /** Drops a prepared transfer that will not be sent (its descriptors close). */
 export declare function discardSendFile(): void
 
+/** Stops keeping the loop alive (nothing is queued). */
+export declare function endPollTurns(): void
+
 /** `hasInvalidHeaderChar(value, lenient?)`: Node's `checkInvalidHeaderChar`. */
 export declare function hasInvalidHeaderChar(value: unknown, lenient?: boolean | undefined | null): boolean
 
@@ -56,6 +59,13 @@ export declare function isHttpToken(name: unknown): boolean
 export declare function prepareSendFile(sockFd: number, fileFd: number, position: number, length: number, expected: number): number
 
 /**
+ * Asks for a turn of the registered function in a coming poll phase, keeps
+ * the loop alive until `endPollTurns()`, and returns the loop's poll count
+ * now (-1 if no function is registered).
+ */
+export declare function schedulePollTurn(): number
+
+/**
  * Sends `head`, then the prepared file range, to the socket. Returns 0 when
  * all was sent during the call, a transfer id (> 0) when the rest will be
  * sent as the socket drains, or `-errno` on failure. `out[0]` and `out[1]`
@@ -68,3 +78,9 @@ export declare function sendFile(head: Uint8Array, out: Float64Array, onProgress
 
 /** Whether `sendFile` can run here (Linux, with libuv exported by the host). */
 export declare function sendFileSupported(): boolean
+
+/**
+ * Registers this env's poll-turn function (once per thread; later calls
+ * replace nothing and return true). False when libuv is not available.
+ */
+export declare function setPollTurnCallback(callback: (arg: number) => number): boolean

@@ -8,9 +8,11 @@
 //! nothing queued for that socket and keeps its writes away until the
 //! callback says done.
 
+mod poll_turn;
 mod transfer;
 mod uv;
 
+pub use poll_turn::{end_poll_turns, schedule_poll_turn, set_poll_turn_callback};
 pub use transfer::{Refused, Step, Transfer, BURST_BYTES};
 
 use napi::bindgen_prelude::{FnArgs, Float64ArraySlice, Function};
