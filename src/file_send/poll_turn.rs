@@ -99,7 +99,7 @@ pub fn schedule_poll_turn() -> f64 {
         (uv.ref_handle)(turn.handle);
         (uv.async_send)(turn.handle);
     }
-    uv::loop_count(uv, turn.lp) as f64
+    uv::loop_count(uv, turn.lp).unwrap_or(0) as f64
 }
 
 /// Stops keeping the loop alive (nothing is queued).
@@ -146,7 +146,8 @@ fn call(turn: &Turn, count: f64) -> i32 {
 
 unsafe extern "C" fn on_turn(_handle: *mut c_void) {
     let (Some(turn), Some(uv)) = (TURN.with(|t| t.get()), uv::uv()) else { return };
-    let mut count = uv::loop_count(uv, turn.lp) as f64;
+    // Without a count every queued entry is due (never stuck in the queue).
+    let mut count = uv::loop_count(uv, turn.lp).map_or(f64::MAX, |c| c as f64);
     while call(&turn, count) > 0 {
         count = -1.0;
     }

@@ -82,12 +82,12 @@ pub fn uv() -> Option<&'static Uv> {
 }
 
 /// How many times the loop has entered its poll phase (`uv_metrics_t`'s
-/// `loop_count`, its first field).
-pub fn loop_count(uv: &Uv, lp: *mut c_void) -> u64 {
+/// `loop_count`, its first field), if libuv can say.
+pub fn loop_count(uv: &Uv, lp: *mut c_void) -> Option<u64> {
     // uv_metrics_t is 3 u64 and 13 reserved pointers: 128 bytes on 64-bit
     // targets; this buffer is larger on every target.
     let mut metrics = [0u64; 32];
     // SAFETY: `lp` is a live loop and `metrics` outsizes uv_metrics_t.
     let rc = unsafe { (uv.metrics_info)(lp, metrics.as_mut_ptr()) };
-    if rc == 0 { metrics[0] } else { 0 }
+    (rc == 0).then_some(metrics[0])
 }
