@@ -18,7 +18,7 @@
 //! not (the worker is woken, the loop is not). `endPollTurns()` lets the
 //! loop exit again once the queue is empty.
 
-use super::uv;
+use super::{check, uv};
 use napi::bindgen_prelude::Function;
 use napi::{sys, Env, JsValue, Result};
 use std::cell::Cell;
@@ -38,14 +38,6 @@ struct Turn {
 
 thread_local! {
     static TURN: Cell<Option<Turn>> = const { Cell::new(None) };
-}
-
-fn check(status: sys::napi_status) -> Result<()> {
-    if status == sys::Status::napi_ok {
-        Ok(())
-    } else {
-        Err(napi::Error::new(napi::Status::GenericFailure, format!("napi call failed ({status})")))
-    }
 }
 
 /// Registers this env's poll-turn function (once per thread; later calls
