@@ -1,8 +1,8 @@
 'use strict';
 // Closing a sent file without the libuv threadpool. A ReadStream closes its
 // file with fs.close(fd, cb), which costs a threadpool round trip: the
-// main thread wakes a worker, the worker closes and wakes the loop back, two
-// to four context switches per file, as much as ~60 µs of a 1 MiB response
+// main thread wakes a worker, the worker closes and wakes the loop back, about
+// four context switches per file, as much as ~60 µs of a 1 MiB response
 // served from one core. close(2) of a regular file that was only read waits
 // on no disk, so the file path closes it at once with fs.closeSync (with its
 // errors) and runs the callback where the threadpool's completion would run
