@@ -4,7 +4,8 @@
 // main thread wakes a worker, the worker closes and wakes the loop back, about
 // four context switches per file, as much as ~60 µs of a 1 MiB response
 // served from one core. close(2) of a regular file that was only read waits
-// on no disk, so the file path closes it at once with fs.closeSync (with its
+// on no disk (on NFS it is a close RPC, as sendfile's reads of uncached pages
+// are reads on the loop thread too: README, known differences), so the file path closes it at once with fs.closeSync (with its
 // errors) and runs the callback where the threadpool's completion would run
 // at the earliest: in the next poll phase of the loop, in its own callback
 // scope, in the async context of the close call (src/file_send/poll_turn.rs).
