@@ -1,14 +1,15 @@
 'use strict';
 // Closing a sent file without the libuv threadpool. A ReadStream closes its
-// file with fs.close(fd, cb), which costs a threadpool round trip: the
-// main thread wakes a worker, the worker closes and wakes the loop back, about
-// four context switches per file, as much as ~60 µs of a 1 MiB response
-// served from one core. close(2) of a regular file that was only read waits
-// on no disk (on NFS it is a close RPC, as sendfile's reads of uncached pages
-// are reads on the loop thread too: README, known differences), so the file path closes it at once with fs.closeSync (with its
-// errors) and runs the callback where the threadpool's completion would run
-// at the earliest: in the next poll phase of the loop, in its own callback
-// scope, in the async context of the close call (src/file_send/poll_turn.rs).
+// file with fs.close(fd, cb), which costs a threadpool round trip: the main
+// thread wakes a worker, the worker closes and wakes the loop back, about four
+// context switches per file, as much as ~60 µs of a 1 MiB response served
+// from one core. close(2) of a regular file that was only read waits on no
+// disk (on NFS it is a close RPC; sendfile already reads uncached pages on the
+// loop thread: README, known differences), so the file path closes it at once
+// with fs.closeSync (with its errors) and runs the callback where the
+// threadpool's completion would run at the earliest: in the next poll phase
+// of the loop, in its own callback scope, in the async context of the close
+// call (src/file_send/poll_turn.rs).
 //
 // Only streams whose fs is Node's own fs, with Node's own fs.close, get this
 // (a replaced fs.close, e.g. by a file-descriptor pool, sees every close).
