@@ -241,35 +241,70 @@ fn release(env: sys::napi_env, callback: sys::napi_ref, context: sys::napi_async
     }
 }
 
-/// Calls the JS callback inside a proper callback scope (async context,
-/// nextTick queue and microtasks drained after), as libuv callbacks into
-/// Node's own JS are; a throw becomes an uncaught exception, as there.
-fn report(env: sys::napi_env, callback: sys::napi_ref, context: sys::napi_async_context, status: i32, socket_bytes: u64, file_bytes: u64) {
+/// What came of a `call_js`.
+enum Called<T> {
+    Returned(T),
+    /// The callback threw; the error went to Node as an uncaught exception.
+    Threw,
+    /// The call could not be made.
+    Failed,
+}
+
+/// Calls a referenced JS function with the arguments `args` creates, inside
+/// a handle scope and a callback scope of `context` (async context, nextTick
+/// queue and microtasks drained after), as libuv callbacks into Node's own
+/// JS are; a throw becomes an uncaught exception, as there. `read` takes what
+/// it needs of the result while the scope is open.
+fn call_js<T, const N: usize>(
+    env: sys::napi_env,
+    callback: sys::napi_ref,
+    context: sys::napi_async_context,
+    args: impl FnOnce() -> [sys::napi_value; N],
+    read: impl FnOnce(sys::napi_value) -> T,
+) -> Called<T> {
     // SAFETY: called on the loop thread outside any other Node-API call, with
-    // the env, reference and async context of a live transfer.
+    // the env, reference and async context of a live registration; every
+    // napi_value is used inside the handle scope that holds it.
     unsafe {
         let mut scope = ptr::null_mut();
         if sys::napi_open_handle_scope(env, &mut scope) != sys::Status::napi_ok {
-            return;
+            return Called::Failed;
         }
         let mut func = ptr::null_mut();
         let mut recv = ptr::null_mut();
-        let mut args = [ptr::null_mut(); 3];
         sys::napi_get_reference_value(env, callback, &mut func);
         // napi_make_callback needs an object receiver.
         sys::napi_get_global(env, &mut recv);
-        sys::napi_create_int32(env, status, &mut args[0]);
-        sys::napi_create_double(env, socket_bytes as f64, &mut args[1]);
-        sys::napi_create_double(env, file_bytes as f64, &mut args[2]);
+        let args = args();
         let mut result = ptr::null_mut();
-        let rc = sys::napi_make_callback(env, context, recv, func, 3, args.as_ptr(), &mut result);
-        if rc == sys::Status::napi_pending_exception {
-            let mut error = ptr::null_mut();
-            sys::napi_get_and_clear_last_exception(env, &mut error);
-            sys::napi_fatal_exception(env, error);
-        }
+        let called = match sys::napi_make_callback(env, context, recv, func, args.len(), args.as_ptr(), &mut result) {
+            sys::Status::napi_ok => Called::Returned(read(result)),
+            sys::Status::napi_pending_exception => {
+                let mut error = ptr::null_mut();
+                sys::napi_get_and_clear_last_exception(env, &mut error);
+                sys::napi_fatal_exception(env, error);
+                Called::Threw
+            }
+            _ => Called::Failed,
+        };
         sys::napi_close_handle_scope(env, scope);
+        called
     }
+}
+
+/// Reports a pending transfer's progress to its JS callback.
+fn report(env: sys::napi_env, callback: sys::napi_ref, context: sys::napi_async_context, status: i32, socket_bytes: u64, file_bytes: u64) {
+    let args = || {
+        let mut args = [ptr::null_mut(); 3];
+        // SAFETY: value creation on the env, inside call_js's handle scope.
+        unsafe {
+            sys::napi_create_int32(env, status, &mut args[0]);
+            sys::napi_create_double(env, socket_bytes as f64, &mut args[1]);
+            sys::napi_create_double(env, file_bytes as f64, &mut args[2]);
+        }
+        args
+    };
+    call_js(env, callback, context, args, |_| ());
 }
 
 unsafe extern "C" fn on_writable(handle: *mut c_void, status: c_int, _events: c_int) {

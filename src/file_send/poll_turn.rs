@@ -18,7 +18,7 @@
 //! not (the worker is woken, the loop is not). `endPollTurns()` lets the
 //! loop exit again once the queue is empty.
 
-use super::{check, uv};
+use super::{call_js, check, free_handle, uv, Called};
 use napi::bindgen_prelude::Function;
 use napi::{sys, Env, JsValue, Result};
 use std::cell::Cell;
@@ -102,38 +102,26 @@ pub fn end_poll_turns() {
     unsafe { (uv.unref_handle)(turn.handle) };
 }
 
-/// One call of the registered function in its own callback scope; a throw
-/// becomes an uncaught exception, as from an fs callback. Returns its result
-/// (1 after a throw: ask again, the JS side moved past the throwing entry).
+/// One call of the registered function; returns its result (1 after a
+/// throw: ask again, the JS side moved past the throwing entry).
 fn call(turn: &Turn, count: f64) -> i32 {
-    let mut left = 1;
-    // SAFETY: called on the loop thread outside any other Node-API call, with
-    // the env, reference and async context registered for this thread.
-    unsafe {
-        let mut scope = ptr::null_mut();
-        if sys::napi_open_handle_scope(turn.env, &mut scope) != sys::Status::napi_ok {
-            return -1;
-        }
-        let mut func = ptr::null_mut();
-        let mut recv = ptr::null_mut();
+    let arg = || {
         let mut arg = ptr::null_mut();
-        sys::napi_get_reference_value(turn.env, turn.callback, &mut func);
-        sys::napi_get_global(turn.env, &mut recv);
-        sys::napi_create_double(turn.env, count, &mut arg);
-        let mut result = ptr::null_mut();
-        let rc = sys::napi_make_callback(turn.env, turn.context, recv, func, 1, &arg, &mut result);
-        if rc == sys::Status::napi_pending_exception {
-            let mut error = ptr::null_mut();
-            sys::napi_get_and_clear_last_exception(turn.env, &mut error);
-            sys::napi_fatal_exception(turn.env, error);
-        } else if rc == sys::Status::napi_ok {
-            sys::napi_get_value_int32(turn.env, result, &mut left);
-        } else {
-            left = -1;
-        }
-        sys::napi_close_handle_scope(turn.env, scope);
+        // SAFETY: value creation on the env, inside call_js's handle scope.
+        unsafe { sys::napi_create_double(turn.env, count, &mut arg) };
+        [arg]
+    };
+    let read = |result| {
+        let mut left = 1;
+        // SAFETY: `result` is the live return value, read inside the scope.
+        unsafe { sys::napi_get_value_int32(turn.env, result, &mut left) };
+        left
+    };
+    match call_js(turn.env, turn.callback, turn.context, arg, read) {
+        Called::Returned(left) => left,
+        Called::Threw => 1,
+        Called::Failed => -1,
     }
-    left
 }
 
 unsafe extern "C" fn on_turn(_handle: *mut c_void) {
@@ -143,11 +131,6 @@ unsafe extern "C" fn on_turn(_handle: *mut c_void) {
     while call(&turn, count) > 0 {
         count = -1.0;
     }
-}
-
-unsafe extern "C" fn free_handle(handle: *mut c_void) {
-    // SAFETY: libuv is done with the handle (close callback); it was malloc'd.
-    unsafe { libc::free(handle) };
 }
 
 /// Env teardown: close the handle so the loop can close; no JS runs any more
