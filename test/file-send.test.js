@@ -65,7 +65,7 @@ function trackStreams(events) {
   return () => { fs.createReadStream = original; };
 }
 
-// client: { requests: [raw], pauseMs, destroyAfter (bytes), tls }
+// client: { requests: [raw], pauseMs, destroyAfter (bytes), resetAfter (bytes), tls }
 function runOnce(scenario) {
   return new Promise((resolve) => {
     const events = [];
@@ -89,6 +89,7 @@ function runOnce(scenario) {
     let client;
     const chunks = [];
     let received = 0;
+    let resetting = false;
     let quietTimer = null;
     function finish() {
       if (done) return;
@@ -149,6 +150,13 @@ function runOnce(scenario) {
         if (scenario.destroyAfter !== undefined && received >= scenario.destroyAfter) {
           client.destroy();
           setTimeout(finish, 200);
+          return;
+        }
+        if (scenario.resetAfter !== undefined && received >= scenario.resetAfter && !resetting) {
+          // Stop reading, let the server fill the socket, then abort (RST).
+          resetting = true;
+          client.pause();
+          setTimeout(() => { client.resetAndDestroy(); setTimeout(finish, 200); }, 100);
           return;
         }
         quiet();
@@ -301,6 +309,25 @@ test('client disconnects mid-file: same events, the server keeps serving', { ski
   assert.ok(patched.events.res0.includes('close') && !patched.events.res0.includes('finish'), JSON.stringify(patched.events));
   // Without anyone destroying the stream (a plain pipe): it stays open, as in stock.
   await differential({ handler: pipeFile(BIG), pauseMs: 100, destroyAfter: 1 << 20, compareBytes: 1 << 20, timing: true, timeout: 10000, expect: { native: 1, waited: 1 } });
+});
+
+test('client resets (RST) while the server waits on a full socket: same socket error as stock', { skip }, async () => {
+  // Stock meets the pending error with its read when the socket is reading
+  // ('read ECONNRESET'), else with its queued write ('write ECONNRESET').
+  for (const reading of [true, false]) {
+    const handler = (req, res, t, i) => {
+      req.socket.on('error', (e) => t.log('socket error', e.code, e.syscall, e.message));
+      if (!reading) {
+        // What net.Socket's pause() does to a handle it reads with onread.
+        req.socket._handle.reading = false;
+        req.socket._handle.readStop();
+      }
+      pipeFile(BIG, { before: (stream, r) => r.on('close', () => stream.destroy()) })(req, res, t, i);
+    };
+    const scenario = { handler, resetAfter: 1 << 20, compareBytes: 1 << 20, timing: true, timeout: 10000, expect: { native: 1, waited: 1 } };
+    const { stock } = await differential(scenario);
+    assert.deepStrictEqual(stock.logs[0], ['socket error', 'ECONNRESET', reading ? 'read' : 'write', `${reading ? 'read' : 'write'} ECONNRESET`]);
+  }
 });
 
 test('res.destroy() and stream.destroy() mid-file stop the transfer as in stock', { skip }, async () => {

@@ -296,10 +296,21 @@ function fail(transfer, errno) {
   }
 }
 
+// status: 1 progress, 0 done, -errno failed, SOCKET_ERROR the socket has an
+// error pending. Stock's read meets that error first when the socket is
+// reading ('read ECONNRESET'): then the native side leaves it to Node's
+// handle (true) and the socket's close aborts the transfer.
+const SOCKET_ERROR = 2;
+
 function progress(transfer, status, socketBytes, fileBytes) {
+  if (status === SOCKET_ERROR) {
+    const handle = transfer.socket._handle;
+    return handle != null && handle.reading === true;
+  }
   account(transfer, socketBytes, fileBytes);
   if (status === 0) finish(transfer);
   else if (status < 0) fail(transfer, -status);
+  return false;
 }
 
 // The socket closed or the stream was destroyed mid-file: stop sending, as

@@ -72,7 +72,8 @@ export declare function schedulePollTurn(): number
  * receive the socket and file bytes sent during the call.
  * `onProgress(status, socketBytes, fileBytes)` (cumulative counts) is called
  * later only for a pending transfer: status 1 = progress, 0 = done,
- * `-errno` = failed.
+ * `-errno` = failed, 2 = the socket has an error pending (the callback
+ * returns true if Node's own handle is reading the socket and will meet it).
  */
 export declare function sendFile(head: Uint8Array, out: Float64Array, onProgress: (arg0: number, arg1: number, arg2: number) => void): number
 

@@ -90,7 +90,8 @@ pub fn discard_send_file() {
 /// receive the socket and file bytes sent during the call.
 /// `onProgress(status, socketBytes, fileBytes)` (cumulative counts) is called
 /// later only for a pending transfer: status 1 = progress, 0 = done,
-/// `-errno` = failed.
+/// `-errno` = failed, 2 = the socket has an error pending (the callback
+/// returns true if Node's own handle is reading the socket and will meet it).
 #[napi(js_name = "sendFile", catch_unwind)]
 pub fn send_file(env: Env, head: &[u8], mut out: Float64ArraySlice<'_>, on_progress: Function<'_, FnArgs<(i32, f64, f64)>, ()>) -> Result<i32> {
     // SAFETY: the array's memory belongs to a JS value that lives for this
@@ -292,8 +293,10 @@ fn call_js<T, const N: usize>(
     }
 }
 
-/// Reports a pending transfer's progress to its JS callback.
-fn report(env: sys::napi_env, callback: sys::napi_ref, context: sys::napi_async_context, status: i32, socket_bytes: u64, file_bytes: u64) {
+/// Reports a pending transfer's progress to its JS callback; returns what the
+/// callback returned, read as a boolean (false if it threw or returned
+/// anything else).
+fn report(env: sys::napi_env, callback: sys::napi_ref, context: sys::napi_async_context, status: i32, socket_bytes: u64, file_bytes: u64) -> bool {
     let args = || {
         let mut args = [ptr::null_mut(); 3];
         // SAFETY: value creation on the env, inside call_js's handle scope.
@@ -304,7 +307,33 @@ fn report(env: sys::napi_env, callback: sys::napi_ref, context: sys::napi_async_
         }
         args
     };
-    call_js(env, callback, context, args, |_| ());
+    let read = |result: sys::napi_value| {
+        let mut value = false;
+        // SAFETY: reads a value of this scope; a non-boolean leaves `value` false.
+        unsafe { sys::napi_get_value_bool(env, result, &mut value) };
+        value
+    };
+    matches!(call_js(env, callback, context, args, read), Called::Returned(true))
+}
+
+/// Progress status: the socket has an error pending (libuv saw POLLERR).
+const SOCKET_ERROR: i32 = 2;
+
+/// Reports `status` while the transfer stays pending, then tears it down if
+/// the callback aborted it. Returns what the callback returned, and whether
+/// the transfer is still pending.
+fn report_pending(p: *mut Pending, status: i32) -> (bool, bool) {
+    // SAFETY: `p` is a live Pending of this thread (see on_writable).
+    let pending = unsafe { &mut *p };
+    pending.in_callback = true;
+    let answer = report(pending.env, pending.callback, pending.context, status, pending.transfer.socket_bytes, pending.transfer.file_bytes);
+    pending.in_callback = false;
+    if pending.aborted {
+        let (env, callback, context) = teardown(p);
+        release(env, callback, context);
+        return (answer, false);
+    }
+    (answer, true)
 }
 
 unsafe extern "C" fn on_writable(handle: *mut c_void, status: c_int, _events: c_int) {
@@ -312,9 +341,31 @@ unsafe extern "C" fn on_writable(handle: *mut c_void, status: c_int, _events: c_
     // SAFETY: the handle's data is the live Pending set in wait_writable; a
     // closed handle never gets here.
     let p = unsafe { (uv.handle_get_data)(handle) } as *mut Pending;
+    if status < 0 {
+        // libuv reports a socket error (POLLERR) as UV_EBADF and stops the
+        // handle. The error itself (ECONNRESET...) goes to the first syscall
+        // that meets it: in stock, the read when the socket is reading
+        // ("read ECONNRESET"), else the queued write. The callback says
+        // whether Node's handle is reading; then the error is left to it and
+        // the socket's close aborts this transfer. Otherwise the next write
+        // here meets the error.
+        let (node_reads, still_pending) = report_pending(p, SOCKET_ERROR);
+        if node_reads || !still_pending {
+            return;
+        }
+    }
     // SAFETY: as above; only this thread touches it.
     let pending = unsafe { &mut *p };
-    let step = if status < 0 { Step::Failed(-status) } else { pending.transfer.pump() };
+    let mut step = pending.transfer.pump();
+    if status < 0 && step == Step::WouldBlock {
+        // No error met after all (the socket had room): the handle was
+        // stopped, so watch again.
+        // SAFETY: the handle is initialised and not closed (as in wait_writable).
+        let rc = unsafe { (uv.poll_start)(handle, uv::UV_WRITABLE, on_writable) };
+        if rc < 0 {
+            step = Step::Failed(-rc);
+        }
+    }
     let (socket_bytes, file_bytes) = (pending.transfer.socket_bytes, pending.transfer.file_bytes);
     match step {
         Step::WouldBlock => {
@@ -322,13 +373,7 @@ unsafe extern "C" fn on_writable(handle: *mut c_void, status: c_int, _events: c_
                 return;
             }
             pending.reported = socket_bytes;
-            pending.in_callback = true;
-            report(pending.env, pending.callback, pending.context, 1, socket_bytes, file_bytes);
-            pending.in_callback = false;
-            if pending.aborted {
-                let (env, callback, context) = teardown(p);
-                release(env, callback, context);
-            }
+            report_pending(p, 1);
         }
         Step::Done | Step::Failed(_) => {
             let code = match step {
