@@ -10,7 +10,8 @@
 // arguments, it measures every configuration of its grid, each in a child
 // process. The server is the benchmark process itself (pin it with taskset);
 // the load comes from wrk when installed (pinned to another core), else
-// autocannon.
+// autocannon; `client: 'discard'` uses discard-load.py instead, for large
+// bodies that wrk would cap by copying them.
 
 const { spawn, spawnSync, execFileSync } = require('child_process');
 const path = require('path');
@@ -77,14 +78,17 @@ class Benchmark {
 
   // Drives `http://127.0.0.1:port/path` for the configured duration and
   // reports requests/s plus the server's CPU time per request.
-  http({ port, path: urlPath = '/', connections = 50, duration = this.duration, method = 'GET' }, done) {
+  http({ port, path: urlPath = '/', connections = 50, duration = this.duration, method = 'GET', client = 'wrk' }, done) {
     const url = `http://127.0.0.1:${port}${urlPath}`;
     const cpuStart = process.cpuUsage();
     const memStart = process.memoryUsage().heapUsed;
-    const finish = (requests, seconds, tool) => {
+    // bytes: what the client received, heads and bodies, including the
+    // responses a run's end cut short.
+    const finish = (requests, seconds, tool, bytes) => {
       const cpu = process.cpuUsage(cpuStart);
       const result = {
-        rate: requests / seconds, requests, seconds, tool,
+        rate: requests / seconds, requests, seconds, tool, bytes,
+        cpuUs: cpu.user + cpu.system,
         cpuUsPerReq: (cpu.user + cpu.system) / requests,
         heapDeltaBytes: process.memoryUsage().heapUsed - memStart,
       };
@@ -92,17 +96,32 @@ class Benchmark {
       if (done) done(result);
     };
     const loadCore = process.env.BENCH_LOAD_CPU;
+    const pinned = (argv) => (loadCore !== undefined && hasCommand('taskset') ? ['taskset', ['-c', loadCore, ...argv]] : [argv[0], argv.slice(1)]);
+    if (client === 'discard') {
+      const cmd = pinned(['python3', path.join(__dirname, 'discard-load.py'), String(port), urlPath, String(connections), String(duration)]);
+      const child = spawn(cmd[0], cmd[1], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (d) => { out += d; });
+      child.on('close', (code) => {
+        if (code !== 0) throw new Error(`discard-load.py exited with ${code}:\n${out}`);
+        const r = JSON.parse(out);
+        if (r.errors > 0) throw new Error(`discard-load.py: ${r.errors} failed responses ${JSON.stringify(r.statuses)}`);
+        finish(r.requests, r.seconds, 'discard', r.bytes);
+      });
+      return;
+    }
     if (hasCommand('wrk') && method === 'GET') {
-      const args = ['-t1', `-c${connections}`, `-d${duration}s`, url];
-      const cmd = loadCore !== undefined && hasCommand('taskset') ? ['taskset', ['-c', loadCore, 'wrk', ...args]] : ['wrk', args];
+      const cmd = pinned(['wrk', '-t1', `-c${connections}`, `-d${duration}s`, url]);
       const child = spawn(cmd[0], cmd[1], { stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
       child.stdout.on('data', (d) => { out += d; });
       child.on('close', () => {
-        const m = /(\d+) requests in ([\d.]+)(m?s)/.exec(out);
+        const m = /(\d+) requests in ([\d.]+)(m?s), ([\d.]+)([KMGT]?)B read/.exec(out);
         if (!m) throw new Error(`could not parse wrk output:\n${out}`);
         const seconds = Number(m[2]) / (m[3] === 'ms' ? 1000 : 1);
-        finish(Number(m[1]), seconds, 'wrk');
+        // wrk prints 1024-based units with two decimals.
+        const bytes = Number(m[4]) * 1024 ** ' KMGT'.indexOf(m[5] || ' ');
+        finish(Number(m[1]), seconds, 'wrk', bytes);
       });
       return;
     }

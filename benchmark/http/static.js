@@ -2,6 +2,7 @@
 // One file served over and over: by express.static, @fastify/static,
 // koa-static, or a plain fs.createReadStream(file).pipe(res) with its
 // Content-Length. MiB/s = rate × size; CPU per MiB = cpu µs/req ÷ MiB.
+// client=discard (outside the grid) loads it with discard-load.py instead of wrk.
 const common = require('../common/bench');
 const { fileFor } = require('../fixtures/static-files');
 
@@ -41,9 +42,9 @@ function start(server, { dir, name, file, bytes }, listening) {
   throw new Error(`unknown server ${server}`);
 }
 
-function main({ server, size, c }) {
+function main({ server, size, c, client }) {
   const target = fileFor(size);
   start(server, target, (s) => {
-    bench.http({ port: s.address().port, path: `/${target.name}`, connections: c }, () => s.close());
+    bench.http({ port: s.address().port, path: `/${target.name}`, connections: c, client }, () => s.close());
   });
 }
