@@ -28,7 +28,7 @@ const args = parseArgs(process.argv.slice(2), { runs: 5, duration: 3 });
 const discard = args.client === 'discard';
 const prefix = discard ? 'files-discard' : 'files';
 const servers = [].concat(args.server ?? SERVERS);
-const sizes = [].concat(args.size ?? (args.client === 'discard' ? ['16m'] : Object.keys(SIZES)));
+const sizes = [].concat(args.size ?? (discard ? ['16m'] : Object.keys(SIZES)));
 const resultsDir = path.join(__dirname, 'results');
 
 // MiB served in a run. From 1 MiB up, the bytes the client received (heads
@@ -83,8 +83,8 @@ if (!args['no-write']) {
   });
   fs.writeFileSync(file, [...md.slice(0, 2), ...all].join('\n') + '\n');
   const charts = [];
+  const charted = discard ? '16m' : '1m';
   for (const server of servers) {
-    const charted = discard ? '16m' : '1m';
     const oneSize = rows.filter((r) => r.size === charted && r.server === server);
     if (oneSize.length === 0) continue;
     const groups = oneSize.map((r) => ({ label: r.version, values: [r.stock.mibps, r.patched.mibps] }));

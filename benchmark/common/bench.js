@@ -95,14 +95,18 @@ class Benchmark {
       this.report(result);
       if (done) done(result);
     };
-    const loadCore = process.env.BENCH_LOAD_CPU;
-    const pinned = (argv) => (loadCore !== undefined && hasCommand('taskset') ? ['taskset', ['-c', loadCore, ...argv]] : [argv[0], argv.slice(1)]);
-    if (client === 'discard') {
-      const cmd = pinned(['python3', path.join(__dirname, 'discard-load.py'), String(port), urlPath, String(connections), String(duration)]);
-      const child = spawn(cmd[0], cmd[1], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // Runs a load generator (pinned to the load core when asked) and hands
+    // its exit code and stdout to `parse`.
+    const runLoad = (argv, parse) => {
+      const loadCore = process.env.BENCH_LOAD_CPU;
+      const [exe, ...rest] = loadCore !== undefined && hasCommand('taskset') ? ['taskset', '-c', loadCore, ...argv] : argv;
+      const child = spawn(exe, rest, { stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
       child.stdout.on('data', (d) => { out += d; });
-      child.on('close', (code) => {
+      child.on('close', (code) => parse(code, out));
+    };
+    if (client === 'discard') {
+      runLoad(['python3', path.join(__dirname, 'discard-load.py'), String(port), urlPath, String(connections), String(duration)], (code, out) => {
         if (code !== 0) throw new Error(`discard-load.py exited with ${code}:\n${out}`);
         const r = JSON.parse(out);
         if (r.errors > 0) throw new Error(`discard-load.py: ${r.errors} failed responses ${JSON.stringify(r.statuses)}`);
@@ -111,11 +115,7 @@ class Benchmark {
       return;
     }
     if (hasCommand('wrk') && method === 'GET') {
-      const cmd = pinned(['wrk', '-t1', `-c${connections}`, `-d${duration}s`, url]);
-      const child = spawn(cmd[0], cmd[1], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      child.stdout.on('data', (d) => { out += d; });
-      child.on('close', () => {
+      runLoad(['wrk', '-t1', `-c${connections}`, `-d${duration}s`, url], (code, out) => {
         const m = /(\d+) requests in ([\d.]+)(m?s), ([\d.]+)([KMGT]?)B read/.exec(out);
         if (!m) throw new Error(`could not parse wrk output:\n${out}`);
         const seconds = Number(m[2]) / (m[3] === 'ms' ? 1000 : 1);
@@ -128,7 +128,7 @@ class Benchmark {
     const autocannon = require('autocannon');
     autocannon({ url, connections, duration, method }, (err, res) => {
       if (err) throw err;
-      finish(res.requests.total, duration, 'autocannon');
+      finish(res.requests.total, duration, 'autocannon', res.throughput.total);
     });
   }
 

@@ -1,7 +1,8 @@
 'use strict';
 // One file served over and over: by express.static, @fastify/static,
 // koa-static, or a plain fs.createReadStream(file).pipe(res) with its
-// Content-Length. MiB/s = rate × size; CPU per MiB = cpu µs/req ÷ MiB.
+// Content-Length. Reports req/s, CPU µs per request and the bytes the client
+// received (files.js turns them into MiB/s and CPU per MiB).
 // client=discard (outside the grid) loads it with discard-load.py instead of wrk.
 const common = require('../common/bench');
 const { fileFor } = require('../fixtures/static-files');
