@@ -138,7 +138,7 @@ test('a stock server still answers when the shim is disabled', async () => {
 });
 
 test('HTTP_FASTPATH_EXPRESS=0: everything but the Express binding', () => {
-  const r = spawnSync(process.execPath, ['-e', `
+  const listenAndReport = (env) => spawnSync(process.execPath, ['-e', `
     const fastpath = require(${JSON.stringify(root)});
     const express = require('express');
     const server = express().listen(0, '127.0.0.1', () => {
@@ -146,9 +146,14 @@ test('HTTP_FASTPATH_EXPRESS=0: everything but the Express binding', () => {
       console.log(JSON.stringify({ active: s.active, listen: s.patched.includes('net.Server.prototype.listen'), express: s.frameworks.express ?? null }));
       server.close();
     });
-  `], { cwd: root, env: { ...process.env, HTTP_FASTPATH_EXPRESS: '0' }, encoding: 'utf8' });
+  `], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' });
+  // listen() stays patched for the file path: it loads the addon when the first server listens.
+  const r = listenAndReport({ HTTP_FASTPATH_EXPRESS: '0' });
   assert.strictEqual(r.status, 0, r.stderr);
-  assert.deepStrictEqual(JSON.parse(r.stdout), { active: true, listen: false, express: null });
+  assert.deepStrictEqual(JSON.parse(r.stdout), { active: true, listen: true, express: null });
+  const both = listenAndReport({ HTTP_FASTPATH_EXPRESS: '0', HTTP_FASTPATH_SENDFILE: '0' });
+  assert.strictEqual(both.status, 0, both.stderr);
+  assert.deepStrictEqual(JSON.parse(both.stdout), { active: true, listen: false, express: null });
 });
 
 // A file response through the native path when it can, counted in status().files.

@@ -13,14 +13,35 @@ const ROOT = path.join(__dirname, '..', '..');
 const BINARY_NAME = 'http-fastpath';
 const EXPORTS = ['buildHttpMessage', 'HeaderStore', 'isHttpToken', 'hasInvalidHeaderChar'];
 
-// glibc or musl, as napi-rs names Linux targets.
-function linuxLibc() {
+// glibc or musl, as napi-rs names Linux targets. Decided from two small
+// files, never from process.report.getReport(): a report lists every open
+// handle and resolves a host name for each socket, synchronously, which froze
+// a server with idle keep-alive connections for seconds on first use.
+//   1. the ldd script, which names its C library (glibc's says "GNU C
+//      Library", musl's runs ld-musl);
+//   2. what this process has mapped (distroless images have no ldd): the
+//      musl loader or glibc's libc.so.6;
+//   3. otherwise glibc, the C library of Node's own Linux builds.
+const LDD = '/usr/bin/ldd';
+const MAPS = '/proc/self/maps';
+
+function libcNamedIn(text, muslMark, glibcMarks) {
+  if (text.includes(muslMark)) return 'musl';
+  return glibcMarks.some((mark) => text.includes(mark)) ? 'gnu' : null;
+}
+
+function readOrEmpty(readFile, file) {
   try {
-    if (fs.readFileSync('/usr/bin/ldd', 'latin1').includes('musl')) return 'musl';
-  } catch {}
-  const report = typeof process.report?.getReport === 'function' ? process.report.getReport() : null;
-  if (report && report.header && report.header.glibcVersionRuntime) return 'gnu';
-  return report && Array.isArray(report.sharedObjects) && report.sharedObjects.some((f) => f.includes('musl')) ? 'musl' : 'gnu';
+    return readFile(file, 'latin1');
+  } catch {
+    return '';
+  }
+}
+
+function linuxLibc(readFile = fs.readFileSync) {
+  return libcNamedIn(readOrEmpty(readFile, LDD), 'musl', ['GNU C Library', 'GLIBC', 'glibc']) ??
+    libcNamedIn(readOrEmpty(readFile, MAPS), '/ld-musl-', ['/libc.so.6', '/libc-2.']) ??
+    'gnu';
 }
 
 // napi-rs platform names: linux-x64-gnu, linux-arm64-musl, darwin-arm64, win32-x64-msvc, ...
@@ -71,4 +92,4 @@ function loadNative() {
   }
 }
 
-module.exports = { loadNative, locate, platformName, BINARY_NAME, EXPORTS, ROOT };
+module.exports = { loadNative, locate, platformName, linuxLibc, BINARY_NAME, EXPORTS, ROOT };

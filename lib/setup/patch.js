@@ -49,18 +49,27 @@ function plan(adapter, { verify = false, sender = () => null } = {}) {
     patches.push({ target: out, owner: 'OutgoingMessage', name: 'setHeader', make: (orig) => makeSetHeader(adapter, orig) });
     patches.push({ target: out, owner: 'OutgoingMessage', name: 'appendHeader', make: (orig) => makeContainerCreator(adapter, orig) });
   }
-  if (process.env.HTTP_FASTPATH_EXPRESS !== '0') {
-    const binder = makeExpressBinder();
+  const filePipe = planFilePipe(sender);
+  const binder = process.env.HTTP_FASTPATH_EXPRESS !== '0' ? makeExpressBinder() : null;
+  // The native addon is loaded (dlopen, ~3-4 ms) when the first HTTP server
+  // listens, not by its first file response, which would stall every other
+  // connection meanwhile. A process that never listens never loads it.
+  let warm = filePipe.length === 0;
+  if (binder !== null || !warm) {
     patches.push({
       target: net.Server.prototype, owner: 'net.Server', name: 'listen', binder,
       make: (orig) => function listen() {
-        binder.consider(this);
+        if (binder !== null) binder.consider(this);
+        if (!warm && this instanceof http.Server) {
+          warm = true;
+          sender();
+        }
         return orig.apply(this, arguments);
       },
-      undo: () => binder.unbindAll(),
+      undo: () => binder?.unbindAll(),
     });
   }
-  patches.push(...planFilePipe(sender));
+  patches.push(...filePipe);
   return patches;
 }
 
