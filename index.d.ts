@@ -36,7 +36,9 @@ export interface FileResponseStatus {
   native: number;
   /** of those, the ones that had to wait for a full socket to drain */
   waited: number;
-  /** pipes into responses left to Node, by reason: chunked, noBody, responseClosed, notOnSocket, tls, otherConsumer, ... */
+  /** of the native ones, those that could not wait (no descriptor to spare under RLIMIT_NOFILE, no memory) and were finished by Node's own reads and writes, by errno: EMFILE, ENOMEM, ... */
+  handedBack: Record<string, number>;
+  /** pipes into responses left to Node, by reason: chunked, noBody, responseClosed, notOnSocket, tls, otherConsumer, socketError, ... */
   stock: Record<string, number>;
 }
 

@@ -105,7 +105,7 @@ test('with idle keep-alive connections open, the first file response and the fir
     const report = JSON.parse(await get(fresh, port, '/report'));
     idle.destroy();
     assert.strictEqual(report.loaded, true);
-    assert.deepStrictEqual(report.files, { native: 1, waited: 0, stock: {} });
+    assert.deepStrictEqual(report.files, { native: 1, waited: 0, handedBack: {}, stock: {} });
     assert.ok(Object.keys(report.calls).includes('process.report.getReport'));
     for (const [name, count] of Object.entries(report.calls)) assert.strictEqual(count, 0, `${name} was called ${count} times`);
   } finally {

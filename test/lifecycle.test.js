@@ -180,12 +180,12 @@ const SERVE_FILE = `
 test('the native file path: on by default, off with HTTP_FASTPATH_SENDFILE=0, stock without a binary', () => {
   const on = spawnSync(process.execPath, ['-e', SERVE_FILE], { cwd: root, encoding: 'utf8' });
   assert.strictEqual(on.status, 0, on.stderr);
-  assert.deepStrictEqual(JSON.parse(on.stdout), { same: true, pipe: true, files: { native: 1, waited: 0, stock: {} }, sendfile: true });
+  assert.deepStrictEqual(JSON.parse(on.stdout), { same: true, pipe: true, files: { native: 1, waited: 0, handedBack: {}, stock: {} }, sendfile: true });
   const off = spawnSync(process.execPath, ['-e', SERVE_FILE], { cwd: root, env: { ...process.env, HTTP_FASTPATH_SENDFILE: '0' }, encoding: 'utf8' });
   assert.strictEqual(off.status, 0, off.stderr);
   assert.deepStrictEqual(JSON.parse(off.stdout), { same: true, pipe: false, files: null, sendfile: true });
   const missing = spawnSync(process.execPath, ['-e', SERVE_FILE], { cwd: root, env: { ...process.env, HTTP_FASTPATH_ADDON: path.join(os.tmpdir(), 'no-such-addon.node') }, encoding: 'utf8' });
   assert.strictEqual(missing.status, 0, missing.stderr);
-  assert.deepStrictEqual(JSON.parse(missing.stdout), { same: true, pipe: true, files: { native: 0, waited: 0, stock: { noNative: 1 } }, sendfile: false });
+  assert.deepStrictEqual(JSON.parse(missing.stdout), { same: true, pipe: true, files: { native: 0, waited: 0, handedBack: {}, stock: { noNative: 1 } }, sendfile: false });
   assert.strictEqual(missing.stderr.includes('HttpFastpathWarning'), false, missing.stderr);
 });

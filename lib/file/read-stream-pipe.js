@@ -33,7 +33,10 @@ const stockDestroy = ReadStream.prototype._destroy;
 const socketBytesDispatched = Object.getOwnPropertyDescriptor(net.Socket.prototype, '_bytesDispatched');
 
 // prepareSendFile's refusals (Node's own reads take over).
-const REFUSALS = { 22: 'emptyOrSpecialFile', 34: 'lengthMismatch' }; // EINVAL, ERANGE
+const REFUSALS = { 22: 'emptyOrSpecialFile', 34: 'lengthMismatch', 107: 'socketError' }; // EINVAL, ERANGE, ENOTCONN
+// sendFile's out[2]: how a transfer stopped short.
+const COULD_NOT_WAIT = 1;
+const FILE_UNREAD = 2;
 
 // The Content-Length the response will announce, or -1.
 function announcedLength(res) {
@@ -46,9 +49,9 @@ const kResponse = Symbol('http-fastpath.fileResponse');
 const kTransfer = Symbol('http-fastpath.fileTransfer');
 const kNativeBytes = Symbol('http-fastpath.nativeBytesWritten');
 const EMPTY = Buffer.alloc(0);
-const out = new Float64Array(2);
+const out = new Float64Array(4);
 
-const counts = { native: 0, waited: 0, stock: { __proto__: null } };
+const counts = { native: 0, waited: 0, handedBack: { __proto__: null }, stock: { __proto__: null } };
 
 function stock(reason) {
   counts.stock[reason] = (counts.stock[reason] || 0) + 1;
@@ -196,13 +199,17 @@ function makeFilePipe(originalPipe, sender, own) {
     const transfer = { src: this, res, socket, addon, id: 0, socketBytes: 0, fileBytes: 0, onClose: null, resource: null };
     const rc = addon.sendFile(head, out,
       (status, socketBytes, fileBytes) => transfer.resource.runInAsyncScope(progress, null, transfer, status, socketBytes, fileBytes));
-    if (rc < 0 && out[0] === 0) {
-      // Nothing went out (the peer is gone): Node's own write meets the same error.
+    if (out[2] === FILE_UNREAD) {
+      // Nothing went out: Node's own read meets the same error.
       res._headerSent = false;
       return fallBack(this, n, 'nativeError');
     }
     counts.native++;
     account(transfer, out[0], out[1]);
+    if (out[2] === COULD_NOT_WAIT) {
+      handBack(transfer, -rc, head.subarray(head.length - out[3]));
+      return stockRead.call(this, n);
+    }
     if (rc === 0) {
       finish(transfer);
     } else if (rc > 0) {
@@ -216,6 +223,8 @@ function makeFilePipe(originalPipe, sender, own) {
       this._destroy = destroyDuringTransfer;
       this[kTransfer] = transfer;
     } else {
+      // The socket's error, met by the native write, as Node's write would
+      // (a pending reset is seen before the head: prepareSendFile).
       fail(transfer, -rc);
     }
   }
@@ -231,8 +240,10 @@ function makeFilePipe(originalPipe, sender, own) {
 
 // native: responses sent natively (waited: of which some waited for the
 // socket to drain); stock: responses left to Node, by reason.
+// handedBack: of the native ones, those that could not wait for the socket
+// (no descriptor to spare...) and went on with Node's own reads, by errno.
 function snapshot() {
-  return { native: counts.native, waited: counts.waited, stock: { ...counts.stock } };
+  return { native: counts.native, waited: counts.waited, handedBack: { ...counts.handedBack }, stock: { ...counts.stock } };
 }
 
 // Counts the native bytes where Node counts written and read bytes: the
@@ -279,6 +290,18 @@ function finish(transfer) {
   const closing = fsForClose(src, kFs, transfer.addon);
   if (closing !== null) src[kFs] = closing;
   src.push(null);
+}
+
+// The transfer could not wait for the socket (errno says why): what it did
+// not send is left to Node, from where it stopped. The part of the head the
+// socket did not take goes first; then the stream reads on from its
+// position (bytesRead and pos already count what was sent) and pipe() writes
+// each chunk to the response, whose head counts as sent.
+function handBack(transfer, errno, headLeft) {
+  const name = getSystemErrorName(-errno);
+  counts.handedBack[name] = (counts.handedBack[name] || 0) + 1;
+  settle(transfer);
+  if (headLeft.length !== 0) transfer.socket.write(headLeft);
 }
 
 // A failed socket write: the socket is destroyed with the error, as Node

@@ -52,7 +52,9 @@ export declare function isHttpToken(name: unknown): boolean
  * the file's own offset; `length < 0` or infinite sends to the end of the
  * file, which must then be `expected` bytes away unless `expected < 0`.
  * Returns 0, or a refusal (nothing is held): `-EINVAL` not a regular file
- * with a size, `-ERANGE` the length is not `expected`, `-errno` dup/fstat
+ * with a size, `-ERANGE` the length is not `expected`, `-ENOTCONN` the
+ * socket has an error pending (a reset: the first syscall to meet it
+ * consumes it, and that must be Node's, as in stock), `-errno` fstat/lseek
  * failed. Done before the head exists, so a refusal leaves the response
  * untouched.
  */
@@ -69,7 +71,12 @@ export declare function schedulePollTurn(): number
  * Sends `head`, then the prepared file range, to the socket. Returns 0 when
  * all was sent during the call, a transfer id (> 0) when the rest will be
  * sent as the socket drains, or `-errno` on failure. `out[0]` and `out[1]`
- * receive the socket and file bytes sent during the call.
+ * receive the socket and file bytes sent during the call; `out[2]` is 1 when
+ * the transfer stopped because it could not wait (`-errno` says why: no
+ * descriptor to spare, no memory): the socket is fine and the caller carries
+ * on with Node's own writes, first the `out[3]` bytes of `head` not sent;
+ * `out[2]` is 2 when reading the file failed before anything was sent (Node's
+ * own read meets the same error).
  * `onProgress(status, socketBytes, fileBytes)` (cumulative counts) is called
  * later only for a pending transfer: status 1 = progress, 0 = done,
  * `-errno` = failed, 2 = the socket has an error pending (the callback

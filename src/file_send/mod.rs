@@ -8,6 +8,7 @@
 //! nothing queued for that socket and keeps its writes away until the
 //! callback says done.
 
+pub mod fail_point;
 mod poll_turn;
 mod transfer;
 mod uv;
@@ -60,11 +61,17 @@ thread_local! {
 /// the file's own offset; `length < 0` or infinite sends to the end of the
 /// file, which must then be `expected` bytes away unless `expected < 0`.
 /// Returns 0, or a refusal (nothing is held): `-EINVAL` not a regular file
-/// with a size, `-ERANGE` the length is not `expected`, `-errno` dup/fstat
+/// with a size, `-ERANGE` the length is not `expected`, `-ENOTCONN` the
+/// socket has an error pending (a reset: the first syscall to meet it
+/// consumes it, and that must be Node's, as in stock), `-errno` fstat/lseek
 /// failed. Done before the head exists, so a refusal leaves the response
 /// untouched.
 #[napi(js_name = "prepareSendFile")]
 pub fn prepare_send_file(sock_fd: i32, file_fd: i32, position: f64, length: f64, expected: f64) -> i32 {
+    if socket_error_pending(sock_fd) {
+        PREPARED.with(|p| p.borrow_mut().take());
+        return -libc::ENOTCONN;
+    }
     let position = (position >= 0.0).then_some(position as i64);
     let length = (length >= 0.0 && length.is_finite()).then_some(length as u64);
     let expected = (expected >= 0.0 && expected.is_finite()).then_some(expected as u64);
@@ -78,6 +85,15 @@ pub fn prepare_send_file(sock_fd: i32, file_fd: i32, position: f64, length: f64,
     code
 }
 
+/// Whether the socket has an error waiting for its next syscall, without
+/// taking it (poll only looks).
+fn socket_error_pending(fd: i32) -> bool {
+    let mut pfd = libc::pollfd { fd, events: libc::POLLOUT, revents: 0 };
+    // SAFETY: polls one live pollfd with a zero timeout.
+    let n = unsafe { libc::poll(&mut pfd, 1, 0) };
+    n > 0 && pfd.revents & libc::POLLERR != 0
+}
+
 /// Drops a prepared transfer that will not be sent (its descriptors close).
 #[napi(js_name = "discardSendFile")]
 pub fn discard_send_file() {
@@ -87,7 +103,12 @@ pub fn discard_send_file() {
 /// Sends `head`, then the prepared file range, to the socket. Returns 0 when
 /// all was sent during the call, a transfer id (> 0) when the rest will be
 /// sent as the socket drains, or `-errno` on failure. `out[0]` and `out[1]`
-/// receive the socket and file bytes sent during the call.
+/// receive the socket and file bytes sent during the call; `out[2]` is 1 when
+/// the transfer stopped because it could not wait (`-errno` says why: no
+/// descriptor to spare, no memory): the socket is fine and the caller carries
+/// on with Node's own writes, first the `out[3]` bytes of `head` not sent;
+/// `out[2]` is 2 when reading the file failed before anything was sent (Node's
+/// own read meets the same error).
 /// `onProgress(status, socketBytes, fileBytes)` (cumulative counts) is called
 /// later only for a pending transfer: status 1 = progress, 0 = done,
 /// `-errno` = failed, 2 = the socket has an error pending (the callback
@@ -97,15 +118,15 @@ pub fn send_file(env: Env, head: &[u8], mut out: Float64ArraySlice<'_>, on_progr
     // SAFETY: the array's memory belongs to a JS value that lives for this
     // call; JS is not running while native code runs on its thread.
     let out = unsafe { out.as_mut() };
-    if out.len() < 2 {
-        return Err(napi::Error::new(napi::Status::InvalidArg, "out must hold 2 numbers"));
+    if out.len() < 4 {
+        return Err(napi::Error::new(napi::Status::InvalidArg, "out must hold 4 numbers"));
     }
+    out.fill(0.0);
     let Some(mut transfer) = PREPARED.with(|p| p.borrow_mut().take()) else {
         return Err(napi::Error::new(napi::Status::GenericFailure, "sendFile without prepareSendFile"));
     };
     if let Err(e) = transfer.set_head(head) {
-        out[0] = 0.0;
-        out[1] = 0.0;
+        out[2] = 2.0;
         return Ok(-e);
     }
     let step = transfer.pump();
@@ -114,12 +135,24 @@ pub fn send_file(env: Env, head: &[u8], mut out: Float64ArraySlice<'_>, on_progr
     match step {
         Step::Done => Ok(0),
         Step::Failed(e) => Ok(-e),
-        Step::WouldBlock => match transfer.own() {
-            // From here on the transfer outlives this call: its own descriptors.
-            Ok(()) => wait_writable(&env, transfer, on_progress.raw()),
-            Err(Refused::Os(e)) => Ok(-e),
-            Err(_) => Ok(-libc::EBADF),
-        },
+        Step::WouldBlock => {
+            // From here on the transfer outlives this call: its own socket descriptor.
+            let waiting = match transfer.own() {
+                Ok(()) => wait_writable(&env, transfer, on_progress.raw()),
+                Err(refused) => Err((refused, transfer)),
+            };
+            match waiting {
+                Ok(id) => Ok(id as i32),
+                Err((refused, mut transfer)) => {
+                    out[2] = 1.0;
+                    out[3] = transfer.give_back() as f64;
+                    Ok(-match refused {
+                        Refused::Os(e) => e,
+                        _ => libc::EIO,
+                    })
+                }
+            }
+        }
     }
 }
 
@@ -150,34 +183,31 @@ fn check(status: sys::napi_status) -> Result<()> {
     }
 }
 
-fn wait_writable(env: &Env, transfer: Transfer, callback: sys::napi_value) -> Result<i32> {
-    let uv = uv::uv().ok_or_else(|| napi::Error::new(napi::Status::GenericFailure, "libuv is not available"))?;
+/// Watches the socket for the rest of the transfer. Err gives the transfer
+/// back, with what stopped it, when anything it needs cannot be had; then
+/// nothing of the attempt is left behind.
+fn wait_writable(env: &Env, transfer: Transfer, callback: sys::napi_value) -> std::result::Result<u32, (Refused, Transfer)> {
+    let Some(uv) = uv::uv() else {
+        return Err((Refused::Os(libc::ENOSYS), transfer));
+    };
     let raw_env = env.raw();
-    let lp = env.get_uv_event_loop()? as *mut c_void;
-    // SAFETY: malloc of the size libuv reports for a uv_poll_t; checked for null.
-    let handle = unsafe { libc::malloc(uv.poll_size) };
-    if handle.is_null() {
-        return Err(napi::Error::new(napi::Status::GenericFailure, "out of memory"));
-    }
-    // SAFETY: `handle` is uv_poll_t-sized storage and `lp` is this thread's
-    // loop; the fd is the transfer's own duplicate, open until teardown.
-    let rc = unsafe { (uv.poll_init)(lp, handle, transfer.socket_fd()) };
-    if rc != 0 {
-        // SAFETY: uv_poll_init failed, so libuv holds no reference to it.
-        unsafe { libc::free(handle) };
-        return Ok(rc);
-    }
-    let mut cb_ref = ptr::null_mut();
-    let mut context = ptr::null_mut();
-    // SAFETY: plain Node-API calls on the current env with values of this call.
-    unsafe {
-        check(sys::napi_create_reference(raw_env, callback, 1, &mut cb_ref))?;
-        let mut resource = ptr::null_mut();
-        check(sys::napi_create_object(raw_env, &mut resource))?;
-        let mut name = ptr::null_mut();
-        check(sys::napi_create_string_utf8(raw_env, c"HttpFastpathSendFile".as_ptr(), usize::MAX as isize, &mut name))?;
-        check(sys::napi_async_init(raw_env, resource, name, &mut context))?;
-    }
+    let Some((cb_ref, context)) = register_callback(raw_env, callback) else {
+        return Err((Refused::Os(libc::ENOMEM), transfer));
+    };
+    let lp = match env.get_uv_event_loop() {
+        Ok(lp) => lp as *mut c_void,
+        Err(_) => {
+            release(raw_env, cb_ref, context);
+            return Err((Refused::Os(libc::ENOSYS), transfer));
+        }
+    };
+    let handle = match new_poll_handle(uv, lp, transfer.socket_fd()) {
+        Ok(handle) => handle,
+        Err(e) => {
+            release(raw_env, cb_ref, context);
+            return Err((Refused::Os(e), transfer));
+        }
+    };
     hook_cleanup(raw_env);
     let id = NEXT_ID.with(|n| {
         let id = n.get();
@@ -197,23 +227,71 @@ fn wait_writable(env: &Env, transfer: Transfer, callback: sys::napi_value) -> Re
         aborted: false,
     }));
     PENDING.with(|m| m.borrow_mut().insert(id, pending));
-    // SAFETY: the handle is initialised; its data points to the Pending that
-    // stays alive until teardown, which closes the handle first.
-    let rc = unsafe {
-        (uv.handle_set_data)(handle, pending.cast());
-        (uv.poll_start)(handle, uv::UV_WRITABLE, on_writable)
+    let rc = match fail_point::check(fail_point::POLL_START) {
+        Err(e) => -e,
+        // SAFETY: the handle is initialised; its data points to the Pending
+        // that stays alive until teardown, which closes the handle first.
+        Ok(()) => unsafe {
+            (uv.handle_set_data)(handle, pending.cast());
+            (uv.poll_start)(handle, uv::UV_WRITABLE, on_writable)
+        },
     };
     if rc != 0 {
-        let (env, callback, context) = teardown(pending);
+        let (env, callback, context, transfer) = untrack(pending);
         release(env, callback, context);
-        return Ok(rc);
+        return Err((Refused::Os(-rc), transfer));
     }
-    Ok(id as i32)
+    Ok(id)
 }
 
-/// Closes the poll handle and the duplicated descriptors and forgets the
-/// transfer; returns what the JS callback needs.
-fn teardown(p: *mut Pending) -> (sys::napi_env, sys::napi_ref, sys::napi_async_context) {
+/// A reference to the progress callback and an async context to call it in.
+fn register_callback(env: sys::napi_env, callback: sys::napi_value) -> Option<(sys::napi_ref, sys::napi_async_context)> {
+    if fail_point::check(fail_point::NAPI).is_err() {
+        return None;
+    }
+    let mut cb_ref = ptr::null_mut();
+    let mut context = ptr::null_mut();
+    // SAFETY: plain Node-API calls on the current env with values of this
+    // call; what was created is released on every failure.
+    unsafe {
+        if check(sys::napi_create_reference(env, callback, 1, &mut cb_ref)).is_err() {
+            return None;
+        }
+        let mut resource = ptr::null_mut();
+        let mut name = ptr::null_mut();
+        let ok = check(sys::napi_create_object(env, &mut resource)).is_ok() &&
+            check(sys::napi_create_string_utf8(env, c"HttpFastpathSendFile".as_ptr(), usize::MAX as isize, &mut name)).is_ok() &&
+            check(sys::napi_async_init(env, resource, name, &mut context)).is_ok();
+        if !ok {
+            sys::napi_delete_reference(env, cb_ref);
+            return None;
+        }
+    }
+    Some((cb_ref, context))
+}
+
+/// A poll handle on `fd` in the loop `lp`, or Err(errno).
+fn new_poll_handle(uv: &uv::Uv, lp: *mut c_void, fd: i32) -> std::result::Result<*mut c_void, i32> {
+    fail_point::check(fail_point::POLL_INIT)?;
+    // SAFETY: malloc of the size libuv reports for a uv_poll_t; checked for null.
+    let handle = unsafe { libc::malloc(uv.poll_size) };
+    if handle.is_null() {
+        return Err(libc::ENOMEM);
+    }
+    // SAFETY: `handle` is uv_poll_t-sized storage and `lp` is this thread's
+    // loop; the fd is the transfer's own duplicate, open until teardown.
+    let rc = unsafe { (uv.poll_init)(lp, handle, fd) };
+    if rc != 0 {
+        // SAFETY: uv_poll_init failed, so libuv holds no reference to it.
+        unsafe { libc::free(handle) };
+        return Err(-rc);
+    }
+    Ok(handle)
+}
+
+/// Closes the poll handle, forgets the transfer and gives it back with what
+/// the JS callback needs.
+fn untrack(p: *mut Pending) -> (sys::napi_env, sys::napi_ref, sys::napi_async_context, Transfer) {
     // SAFETY: `p` came from Box::into_raw in wait_writable and is still in
     // PENDING (each path removes it exactly once, here).
     let pending = unsafe { Box::from_raw(p) };
@@ -225,8 +303,14 @@ fn teardown(p: *mut Pending) -> (sys::napi_env, sys::napi_ref, sys::napi_async_c
         // after uv_close is allowed for poll handles (uv.h).
         unsafe { (uv.close)(pending.handle, Some(free_handle)) };
     }
-    (pending.env, pending.callback, pending.context)
-    // `pending` drops here: the duplicated descriptors close.
+    let Pending { env, callback, context, transfer, .. } = *pending;
+    (env, callback, context, transfer)
+}
+
+/// Ends a pending transfer: `untrack`, then its socket's duplicate closes.
+fn teardown(p: *mut Pending) -> (sys::napi_env, sys::napi_ref, sys::napi_async_context) {
+    let (env, callback, context, _transfer) = untrack(p);
+    (env, callback, context)
 }
 
 unsafe extern "C" fn free_handle(handle: *mut c_void) {

@@ -2,9 +2,14 @@
 //! range with sendfile(2), both on a non-blocking socket, stopping when the
 //! socket is full. It works on the caller's descriptors while the caller
 //! guarantees them (inside one synchronous call from JS, where nothing can
-//! close them); a transfer that has to wait first takes owned duplicates
-//! (`own`), so the caller's descriptors can then be closed, and their numbers
-//! reused, without a byte of this transfer going anywhere else.
+//! close them). A transfer that has to wait first takes an owned duplicate of
+//! the socket (`own`): Node may close its socket descriptor at any time (a
+//! reset, a timeout, `destroy()`), and a number reused by the next accepted
+//! connection must never receive a byte of this transfer. The file stays the
+//! caller's descriptor: the JS side holds its stream, and every way the stream
+//! closes its file (`destroy()`, `close()`, autoClose at the end) aborts the
+//! transfer first. So a waiting transfer holds one descriptor more than
+//! stock's socket and file, and none when the process is short of them.
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
@@ -45,12 +50,12 @@ pub enum Refused {
 }
 
 pub struct Transfer {
-    /// The socket and file written and read: the caller's descriptors until
-    /// `own`, then those of `owned`.
+    /// The socket written (the caller's descriptor until `own`, then
+    /// `owned`'s) and the file read (always the caller's).
     sock: RawFd,
     file: RawFd,
-    /// The duplicates of a transfer that outlives the caller's call.
-    owned: Option<(OwnedFd, OwnedFd)>,
+    /// The socket's duplicate, for a transfer that outlives the caller's call.
+    owned: Option<OwnedFd>,
     /// The HTTP head, then (for a small file) the file's bytes.
     head: Vec<u8>,
     /// How much of `head` is the HTTP head itself.
@@ -84,6 +89,57 @@ fn dup(fd: RawFd) -> Result<OwnedFd, Refused> {
     // the module comment); borrowing it for the dup is sound.
     let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
     borrowed.try_clone_to_owned().map_err(|e| Refused::Os(e.raw_os_error().unwrap_or(libc::EBADF)))
+}
+
+/// Descriptors a duplicate must leave free below the process's limit: a
+/// transfer that waits costs one descriptor more than stock, and near the
+/// limit that one is what the next accept() or open() of the app would need.
+/// Without that room the duplicate is given back, and the transfer carries
+/// on with Node's own reads and writes instead.
+fn headroom(limit: u64) -> u64 {
+    (limit / 8).clamp(16, 1024)
+}
+
+/// RLIMIT_NOFILE's soft limit (u64::MAX when unlimited or unknown).
+fn descriptor_limit() -> u64 {
+    // SAFETY: getrlimit fills a zeroed struct; failure leaves it untouched.
+    let mut lim: libc::rlimit = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 || lim.rlim_cur == libc::RLIM_INFINITY {
+        return u64::MAX;
+    }
+    lim.rlim_cur as u64
+}
+
+/// Whether a process whose lowest free descriptor was `lowest_free` has
+/// `headroom` descriptors to spare below `limit`. Linux hands out the lowest
+/// free number, so every descriptor below it is open: a number that close to
+/// the limit settles it at no cost. Below, the table can still have holes
+/// under descriptors open higher up, so past half the limit the open ones
+/// are counted (a directory read of /proc/self/fd, only for a transfer that
+/// has to wait in a process using half its descriptors).
+fn can_spare(lowest_free: u64, limit: u64, open_count: impl FnOnce() -> Option<u64>) -> bool {
+    let room = headroom(limit);
+    if lowest_free.saturating_add(room) >= limit {
+        return false;
+    }
+    if lowest_free < limit / 2 {
+        return true;
+    }
+    open_count().is_none_or(|open| open.saturating_add(room) < limit)
+}
+
+/// Descriptors open in this process (the directory's own one included).
+fn open_descriptors() -> Option<u64> {
+    std::fs::read_dir("/proc/self/fd").ok().map(|dir| dir.count() as u64)
+}
+
+/// A duplicate of the socket that leaves the process its headroom.
+fn dup_with_headroom(fd: RawFd) -> Result<OwnedFd, Refused> {
+    let owned = dup(fd)?;
+    if !can_spare(owned.as_raw_fd() as u64, descriptor_limit(), open_descriptors) {
+        return Err(Refused::Os(libc::EMFILE)); // `owned` closes here
+    }
+    Ok(owned)
 }
 
 fn errno() -> i32 {
@@ -195,17 +251,38 @@ impl Transfer {
         Ok(())
     }
 
-    /// Switches to owned duplicates of both descriptors, for a transfer
-    /// that continues after the caller's call returns.
+    /// Switches to an owned duplicate of the socket, for a transfer that
+    /// continues after the caller's call returns. Fails (nothing changes)
+    /// when the process cannot spare the descriptor.
     pub fn own(&mut self) -> Result<(), Refused> {
         if self.owned.is_none() {
-            let sock = dup(self.sock)?;
-            let file = dup(self.file)?;
+            crate::file_send::fail_point::check(crate::file_send::fail_point::DUP).map_err(Refused::Os)?;
+            let sock = dup_with_headroom(self.sock)?;
             self.sock = sock.as_raw_fd();
-            self.file = file.as_raw_fd();
-            self.owned = Some((sock, file));
+            self.owned = Some(sock);
         }
         Ok(())
+    }
+
+    /// Ends a transfer that stopped before its end (it could not wait), so
+    /// Node's own reads and writes carry on from exactly where it is: file
+    /// bytes read behind the head but not sent are put back (the position,
+    /// or the file's own offset, moves back over them). Returns how many
+    /// bytes of the HTTP head itself were not sent.
+    pub fn give_back(&mut self) -> usize {
+        let head_sent = self.head_sent.min(self.head_len);
+        let unsent_file = (self.head.len() - self.head_len).saturating_sub(self.head_sent.saturating_sub(self.head_len)) as i64;
+        if unsent_file > 0 {
+            match self.position.as_mut() {
+                Some(p) => *p -= unsent_file,
+                // SAFETY: lseek on the caller's open file only moves its offset.
+                None => unsafe {
+                    libc::lseek(self.file, -unsent_file, libc::SEEK_CUR);
+                },
+            }
+        }
+        self.head.truncate(self.head_sent);
+        self.head_len - head_sent
     }
 
     /// The socket descriptor written (what a poll handle watches, once owned).
@@ -419,17 +496,86 @@ mod tests {
     }
 
     #[test]
-    fn the_originals_can_be_closed_mid_transfer() {
+    fn the_original_socket_can_be_closed_mid_transfer() {
         let data = pattern(2 << 20);
         let file = temp_file(&data);
         let (sock, mut reader) = socket_pair();
         let mut t = Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), Some(0), Some(data.len() as u64), None).ok().unwrap();
         assert_eq!(t.pump(), Step::WouldBlock);
         t.own().ok().unwrap();
-        drop(file);
+        assert_ne!(t.socket_fd(), sock.as_raw_fd());
         drop(sock);
         let got = drive(&mut t, &mut reader, data.len());
         assert_eq!(got, data);
+    }
+
+    /// A socket whose buffer is already full.
+    fn full_socket_pair() -> (OwnedFd, std::os::unix::net::UnixStream) {
+        let (sock, reader) = socket_pair();
+        let junk = [0u8; 4096];
+        // SAFETY: writes from a live local buffer to our own non-blocking socket.
+        while unsafe { libc::send(sock.as_raw_fd(), junk.as_ptr().cast(), junk.len(), libc::MSG_NOSIGNAL) } > 0 {}
+        (sock, reader)
+    }
+
+    #[test]
+    fn give_back_puts_unsent_inline_bytes_back_at_a_position() {
+        let data = pattern(3000);
+        let file = temp_file(&data);
+        let (sock, _reader) = full_socket_pair();
+        let mut t = with_head(Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), Some(100), None, None).ok().unwrap(), b"HEAD");
+        assert_eq!(t.pump(), Step::WouldBlock);
+        assert_eq!(t.socket_bytes, 0);
+        assert_eq!(t.give_back(), 4);
+        assert_eq!(t.position, Some(100));
+        assert_eq!(t.file_bytes, 0);
+    }
+
+    #[test]
+    fn give_back_puts_unsent_inline_bytes_back_at_the_file_offset() {
+        let data = pattern(3000);
+        let mut file = temp_file(&data);
+        file.seek(SeekFrom::Start(10)).unwrap();
+        let (sock, _reader) = full_socket_pair();
+        let mut t = with_head(Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), None, None, None).ok().unwrap(), b"HEAD");
+        assert_eq!(file.stream_position().unwrap(), 3000);
+        assert_eq!(t.pump(), Step::WouldBlock);
+        assert_eq!(t.give_back(), 4);
+        assert_eq!(file.stream_position().unwrap(), 10);
+    }
+
+    #[test]
+    fn give_back_after_the_head_went_out_has_nothing_to_put_back() {
+        let data = pattern(2 << 20);
+        let file = temp_file(&data);
+        let (sock, _reader) = socket_pair();
+        let mut t = with_head(Transfer::new(sock.as_raw_fd(), file.as_raw_fd(), Some(0), None, None).ok().unwrap(), b"HEAD");
+        assert_eq!(t.pump(), Step::WouldBlock);
+        let sent = t.file_bytes;
+        assert!(sent > 0);
+        assert_eq!(t.give_back(), 0);
+        assert_eq!(t.position, Some(sent as i64));
+    }
+
+    #[test]
+    fn descriptors_are_spared_only_with_headroom_left() {
+        let never = || -> Option<u64> { panic!("counted below half the limit") };
+        assert!(can_spare(10, 200, never));
+        assert!(!can_spare(175, 200, never));
+        assert!(can_spare(120, 200, || Some(150)));
+        assert!(!can_spare(120, 200, || Some(175)));
+        assert!(can_spare(120, 200, || None));
+        assert!(can_spare(1 << 20, u64::MAX, never));
+        let open = open_descriptors().unwrap();
+        assert!(open >= 3, "{open}");
+    }
+
+    #[test]
+    fn headroom_is_an_eighth_of_the_limit_within_bounds() {
+        assert_eq!(headroom(200), 25);
+        assert_eq!(headroom(64), 16);
+        assert_eq!(headroom(1 << 20), 1024);
+        assert_eq!(headroom(u64::MAX), 1024);
     }
 
     #[test]
