@@ -10,7 +10,7 @@ const net = require('net');
 const path = require('path');
 const { AsyncLocalStorage } = require('async_hooks');
 const {
-  fastpath, skip, DIR, TLS, FILES, BIG, differential, get, pipeFile,
+  fastpath, skip, DIR, TLS, SIZES, FILES, BIG, runOnce, files, delta, differential, get, pipeFile,
 } = require('./helpers/file-differential');
 
 test('sizes from 0 bytes to 5 MiB: same bytes, events and counts as stock', { skip }, async () => {

@@ -245,6 +245,6 @@ function pipeFile(file, { start, end, fd, headers = {}, before, options = {} } =
 }
 
 module.exports = {
-  fastpath, skip, DIR, TLS, makeFile, FILES, BIG, STREAM_EVENTS, RESPONSE_EVENTS, record,
-  runOnce, differential, files, get, pipeFile,
+  fastpath, skip, DIR, TLS, makeFile, SIZES, FILES, BIG, STREAM_EVENTS, RESPONSE_EVENTS, record,
+  runOnce, differential, files, delta, get, pipeFile,
 };
