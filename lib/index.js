@@ -145,7 +145,8 @@ function install(how = 'install()', server = undefined) {
   }
   if (!prepare()) return false;
   const patch = require('./setup/patch');
-  const options = { verify: process.env.HTTP_FASTPATH === 'verify', sender: fileSender };
+  const listenWork = process.env.HTTP_FASTPATH_SENDFILE !== '0' || require('./setup/allocator').refusal() === null;
+  const options = { verify: process.env.HTTP_FASTPATH === 'verify', sender: fileSender, onFirstListen: listenWork ? onFirstListen : null };
   state.patches = patch.plan(state.adapter, options);
   patch.apply(state.patches);
   state.installed = true;
@@ -186,6 +187,14 @@ function fileSender() {
     state.fileSender = addon !== null && typeof addon.sendFile === 'function' && addon.sendFileSupported() ? addon : null;
   }
   return state.fileSender;
+}
+
+// The first HTTP server listens: load the addon for the file path, and apply
+// the allocator settings (each unless switched off).
+function onFirstListen(filePath) {
+  if (filePath) fileSender();
+  const allocator = require('./setup/allocator');
+  allocator.apply(allocator.refusal() === null ? native().addon : null);
 }
 
 // The native file path's counters, while it is patched in.
@@ -246,6 +255,7 @@ function status() {
     patched: state.installed ? state.patches.map((p) => `${p.owner}.prototype.${p.name}`) : [],
     frameworks: { express: expressBinder()?.snapshot() },
     files: fileCounts(),
+    allocator: require('./setup/allocator').snapshot(),
     native: nativeStatus(),
     stats: require('./setup/stats').snapshot(),
   };

@@ -5,6 +5,7 @@
 #[macro_use]
 extern crate napi_derive;
 
+pub mod allocator;
 pub mod builder;
 pub mod file_send;
 pub mod header_store;

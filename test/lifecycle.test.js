@@ -147,11 +147,12 @@ test('HTTP_FASTPATH_EXPRESS=0: everything but the Express binding', () => {
       server.close();
     });
   `], { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' });
-  // listen() stays patched for the file path: it loads the addon when the first server listens.
+  // listen() stays patched for the file path (and HTTP_FASTPATH_MALLOC=1):
+  // the addon is loaded, the allocator set, when the first server listens.
   const r = listenAndReport({ HTTP_FASTPATH_EXPRESS: '0' });
   assert.strictEqual(r.status, 0, r.stderr);
   assert.deepStrictEqual(JSON.parse(r.stdout), { active: true, listen: true, express: null });
-  const both = listenAndReport({ HTTP_FASTPATH_EXPRESS: '0', HTTP_FASTPATH_SENDFILE: '0' });
+  const both = listenAndReport({ HTTP_FASTPATH_EXPRESS: '0', HTTP_FASTPATH_SENDFILE: '0', HTTP_FASTPATH_MALLOC: '' });
   assert.strictEqual(both.status, 0, both.stderr);
   assert.deepStrictEqual(JSON.parse(both.stdout), { active: true, listen: false, express: null });
 });

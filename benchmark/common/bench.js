@@ -78,8 +78,11 @@ class Benchmark {
 
   // Drives `http://127.0.0.1:port/path` for the configured duration and
   // reports requests/s plus the server's CPU time per request.
-  http({ port, path: urlPath = '/', connections = 50, duration = this.duration, method = 'GET', client = 'wrk' }, done) {
+  // `headers`: extra request headers (wrk and autocannon); `probe`: a
+  // proc-probe start() whose figures join the result.
+  http({ port, path: urlPath = '/', connections = 50, duration = this.duration, method = 'GET', client = 'wrk', headers = {}, probe }, done) {
     const url = `http://127.0.0.1:${port}${urlPath}`;
+    const stopProbe = probe ? probe() : null;
     const cpuStart = process.cpuUsage();
     const memStart = process.memoryUsage().heapUsed;
     // bytes: what the client received, heads and bodies, including the
@@ -91,6 +94,7 @@ class Benchmark {
         cpuUs: cpu.user + cpu.system,
         cpuUsPerReq: (cpu.user + cpu.system) / requests,
         heapDeltaBytes: process.memoryUsage().heapUsed - memStart,
+        ...(stopProbe ? stopProbe(requests) : {}),
       };
       this.report(result);
       if (done) done(result);
@@ -115,7 +119,8 @@ class Benchmark {
       return;
     }
     if (hasCommand('wrk') && method === 'GET') {
-      runLoad(['wrk', '-t1', `-c${connections}`, `-d${duration}s`, url], (code, out) => {
+      const headerArgs = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+      runLoad(['wrk', '-t1', `-c${connections}`, `-d${duration}s`, ...headerArgs, url], (code, out) => {
         const m = /(\d+) requests in ([\d.]+)(m?s), ([\d.]+)([KMGT]?)B read/.exec(out);
         if (!m) throw new Error(`could not parse wrk output:\n${out}`);
         const seconds = Number(m[2]) / (m[3] === 'ms' ? 1000 : 1);
@@ -126,7 +131,7 @@ class Benchmark {
       return;
     }
     const autocannon = require('autocannon');
-    autocannon({ url, connections, duration, method }, (err, res) => {
+    autocannon({ url, connections, duration, method, headers }, (err, res) => {
       if (err) throw err;
       finish(res.requests.total, duration, 'autocannon', res.throughput.total);
     });

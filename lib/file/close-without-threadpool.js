@@ -9,23 +9,18 @@
 // with fs.closeSync (with its errors) and runs the callback where the
 // threadpool's completion would run at the earliest: in the next poll phase
 // of the loop, in its own callback scope, in the async context of the close
-// call (src/file_send/poll_turn.rs).
+// call (lib/loop/next-poll.js).
 //
 // Only streams whose fs is Node's own fs, with Node's own fs.close, get this
 // (a replaced fs.close, e.g. by a file-descriptor pool, sees every close).
 
 const fs = require('fs');
 const { AsyncResource } = require('async_hooks');
+const nextPoll = require('../loop/next-poll');
 
 const nodeClose = fs.close;
 
-let addon = null;
 let closingFs; // undefined: not asked yet; null: unavailable
-// [resource, callback, error, poll count] per close, in order; `head` is
-// the next to run, `turnCount` the loop's poll count in the current turn.
-const queue = [];
-let head = 0;
-let turnCount = 0;
 
 function close(fd, callback) {
   let error = null;
@@ -34,42 +29,13 @@ function close(fd, callback) {
   } catch (err) {
     error = err;
   }
-  queue.push(new AsyncResource('HttpFastpathClose'), callback, error, addon.schedulePollTurn());
-}
-
-// Called by the addon in a poll phase, first with the loop's poll count, then
-// with -1 while it returns > 0. Runs the closes queued before this poll
-// phase; what was queued during it waits for the next turn (scheduled), and
-// an empty queue stops keeping the loop alive (here, before the callback's
-// nextTicks can queue another close).
-function pollTurn(count) {
-  if (count >= 0) turnCount = count;
-  if (head < queue.length && queue[head + 3] < turnCount) {
-    const resource = queue[head];
-    const callback = queue[head + 1];
-    const error = queue[head + 2];
-    queue[head] = queue[head + 1] = queue[head + 2] = undefined;
-    head += 4;
-    resource.runInAsyncScope(callback, null, error);
-  }
-  if (head < queue.length) {
-    if (queue[head + 3] < turnCount) return 1;
-    addon.schedulePollTurn();
-    return 0;
-  }
-  queue.length = 0;
-  head = 0;
-  addon.endPollTurns();
-  return -1;
+  nextPoll.deliver(new AsyncResource('HttpFastpathClose'), callback, null, [error]);
 }
 
 // The fs a finished stream closes its file through, or null to keep Node's.
 function fsForClose(stream, kFs, native) {
   if (stream[kFs] !== fs || fs.close !== nodeClose) return null;
-  if (closingFs === undefined) {
-    addon = native;
-    closingFs = native.setPollTurnCallback(pollTurn) ? { __proto__: fs, close } : null;
-  }
+  if (closingFs === undefined) closingFs = nextPoll.available(native) ? { __proto__: fs, close } : null;
   return closingFs;
 }
 

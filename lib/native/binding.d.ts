@@ -92,3 +92,9 @@ export declare function sendFileSupported(): boolean
  * replace nothing and return true). False when libuv is not available.
  */
 export declare function setPollTurnCallback(callback: (arg: number) => number): boolean
+
+/**
+ * Sets M_MMAP_THRESHOLD and M_TRIM_THRESHOLD (bytes). Returns whether glibc
+ * took both; false where the C library is not glibc.
+ */
+export declare function tuneAllocator(mmapThreshold: number, trimThreshold: number): boolean

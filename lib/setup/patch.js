@@ -31,7 +31,8 @@ function planFilePipe(sender) {
   }];
 }
 
-function plan(adapter, { verify = false, sender = () => null } = {}) {
+// `onFirstListen(filePath)`, if given, runs when the first HTTP server listens.
+function plan(adapter, { verify = false, sender = () => null, onFirstListen = null } = {}) {
   const out = http.OutgoingMessage.prototype;
   const res = http.ServerResponse.prototype;
   if (verify) {
@@ -51,18 +52,20 @@ function plan(adapter, { verify = false, sender = () => null } = {}) {
   }
   const filePipe = planFilePipe(sender);
   const binder = process.env.HTTP_FASTPATH_EXPRESS !== '0' ? makeExpressBinder() : null;
-  // The native addon is loaded (dlopen, ~3-4 ms) when the first HTTP server
-  // listens, not by its first file response, which would stall every other
-  // connection meanwhile. A process that never listens never loads it.
-  let warm = filePipe.length === 0;
-  if (binder !== null || !warm) {
+  // What the package loads or sets for a process that serves HTTP (the
+  // native addon, dlopen ~3-4 ms; the allocator settings) happens when its
+  // first HTTP server listens, not in its first request, which would stall
+  // every other connection meanwhile. A process that never listens never
+  // loads the addon.
+  let listened = onFirstListen === null;
+  if (binder !== null || !listened) {
     patches.push({
       target: net.Server.prototype, owner: 'net.Server', name: 'listen', binder,
       make: (orig) => function listen() {
         if (binder !== null) binder.consider(this);
-        if (!warm && this instanceof http.Server) {
-          warm = true;
-          sender();
+        if (!listened && this instanceof http.Server) {
+          listened = true;
+          onFirstListen(filePipe.length !== 0);
         }
         return orig.apply(this, arguments);
       },

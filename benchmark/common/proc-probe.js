@@ -1,0 +1,54 @@
+'use strict';
+// What a server process spends beyond its total CPU, read from /proc
+// (Linux): minor page faults and context switches summed over its threads,
+// the loop thread's own CPU (its tid is the pid), and resident memory.
+// start() takes a snapshot; its stop(requests) gives per-request figures.
+const fs = require('fs');
+
+const TICK_US = 1e6 / 100; // clock ticks (USER_HZ) are 100 per second on Linux
+
+function threadStat(tid) {
+  try {
+    const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields from 3 (state): minflt is field 10, utime 14, stime 15.
+    const status = fs.readFileSync(`/proc/self/task/${tid}/status`, 'latin1');
+    const ctx = /voluntary_ctxt_switches:\s+(\d+)[\s\S]*nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status);
+    return { minflt: Number(f[7]), cpuUs: (Number(f[11]) + Number(f[12])) * TICK_US, ctx: ctx ? Number(ctx[1]) + Number(ctx[2]) : 0 };
+  } catch {
+    return null; // the thread ended
+  }
+}
+
+function snapshot() {
+  const out = { minflt: 0, ctx: 0, loopCpuUs: 0, threads: new Map() };
+  for (const tid of fs.readdirSync('/proc/self/task')) {
+    const s = threadStat(tid);
+    if (s === null) continue;
+    out.threads.set(tid, s);
+    if (Number(tid) === process.pid) out.loopCpuUs = s.cpuUs;
+  }
+  return out;
+}
+
+function start() {
+  const before = snapshot();
+  return function stop(requests) {
+    const after = snapshot();
+    let minflt = 0;
+    let ctx = 0;
+    for (const [tid, s] of after.threads) {
+      const b = before.threads.get(tid) || { minflt: 0, ctx: 0 };
+      minflt += s.minflt - b.minflt;
+      ctx += s.ctx - b.ctx;
+    }
+    return {
+      loopCpuUsPerReq: (after.loopCpuUs - before.loopCpuUs) / requests,
+      faultsPerReq: minflt / requests,
+      ctxPerReq: ctx / requests,
+      rssMiB: process.memoryUsage.rss() / (1 << 20),
+    };
+  };
+}
+
+module.exports = { start };

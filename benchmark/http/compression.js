@@ -1,0 +1,44 @@
+'use strict';
+// A compressed JSON response from an Express stack as deployed: helmet, cors,
+// compression, morgan (to a file) and express.json() in front of a route
+// answering `size` of JSON; the client asks for `enc` (br: compression picks
+// brotli from 'gzip, deflate, br'). Besides req/s and CPU per request, the
+// result has the loop thread's CPU, minor faults and context switches per
+// request and the resident memory at the end (common/proc-probe.js).
+const common = require('../common/bench');
+const probe = require('../common/proc-probe');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const bench = common.createBenchmark(main, { size: [2048, 20480], enc: ['br', 'gzip'], c: [50] });
+
+function jsonOf(bytes) {
+  const items = [];
+  let text = '[]';
+  for (let i = 0; text.length < bytes; i++) {
+    items.push({ id: i, name: `item ${i}`, tags: ['alpha', 'beta'], price: (i * 37) % 1000 / 10, active: i % 3 !== 0 });
+    text = JSON.stringify(items);
+  }
+  return items;
+}
+
+function main({ size, enc, c }) {
+  const express = require('express');
+  const app = express();
+  const log = fs.createWriteStream(path.join(os.tmpdir(), `http-fastpath-bench-morgan-${process.pid}.log`));
+  app.use(require('helmet')());
+  app.use(require('cors')());
+  app.use(require('compression')());
+  app.use(require('morgan')('combined', { stream: log }));
+  app.use(express.json());
+  const body = jsonOf(size);
+  app.get('/items', (req, res) => res.json(body));
+  const server = app.listen(0, '127.0.0.1', () => {
+    const headers = { 'Accept-Encoding': enc === 'br' ? 'gzip, deflate, br' : 'gzip' };
+    bench.http({ port: server.address().port, path: '/items', connections: c, headers, probe: probe.start }, () => {
+      server.close();
+      log.end(() => fs.rmSync(log.path, { force: true }));
+    });
+  });
+}
