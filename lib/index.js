@@ -101,7 +101,7 @@ const MAJOR = Number(process.versions.node.split('.')[0]);
 // One state per process, even if two copies of the package are loaded.
 const STATE = Symbol.for('http-fastpath.state');
 const state = globalThis[STATE] ??= {
-  installed: false, patches: null, adapter: undefined, armed: false, disarm: null, disarmHttp2: null, activatedBy: null,
+  installed: false, patches: null, adapter: undefined, armed: false, disarm: null, disarmHttp2: null, disarmZlib: null, activatedBy: null,
   native: undefined, fileSender: undefined, disabledReason: null, warned: false,
 };
 
@@ -158,6 +158,16 @@ function install(how = 'install()', server = undefined) {
     patch.apply(more);
     state.patches.push(...more);
   });
+  // Codec jobs: patched when (if) the app loads zlib.
+  if (process.env.HTTP_FASTPATH_ZLIB !== '0') {
+    state.disarmZlib = onRequire(['zlib'], () => {
+      state.disarmZlib = null;
+      if (!state.installed) return;
+      const more = require('./zlib/inline-jobs').planInlineJobs(require('zlib'), () => native().addon);
+      patch.apply(more);
+      state.patches.push(...more);
+    });
+  }
   state.activatedBy = how;
   state.disabledReason = null;
   // Reached through a server's first request (ESM): that server listened unseen.
@@ -166,7 +176,7 @@ function install(how = 'install()', server = undefined) {
 }
 
 function uninstall() {
-  for (const key of ['disarm', 'disarmHttp2']) {
+  for (const key of ['disarm', 'disarmHttp2', 'disarmZlib']) {
     if (state[key] !== null) {
       state[key]();
       state[key] = null;
@@ -195,6 +205,12 @@ function onFirstListen(filePath) {
   if (filePath) fileSender();
   const allocator = require('./setup/allocator');
   allocator.apply(allocator.refusal() === null ? native().addon : null);
+}
+
+// Codec jobs run inline and left to the pool, while that patch is in.
+function zlibCounts() {
+  const patched = state.installed && state.patches.some((p) => p.owner.startsWith('zlib.'));
+  return patched ? require('./zlib/inline-jobs').snapshot() : undefined;
 }
 
 // The native file path's counters, while it is patched in.
@@ -255,6 +271,7 @@ function status() {
     patched: state.installed ? state.patches.map((p) => `${p.owner}.prototype.${p.name}`) : [],
     frameworks: { express: expressBinder()?.snapshot() },
     files: fileCounts(),
+    zlib: zlibCounts(),
     allocator: require('./setup/allocator').snapshot(),
     native: nativeStatus(),
     stats: require('./setup/stats').snapshot(),
