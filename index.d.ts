@@ -42,6 +42,22 @@ export interface FileResponseStatus {
   stock: Record<string, number>;
 }
 
+export interface ZlibJobStatus {
+  /** codec jobs (zlib, brotli, zstd) run on the loop thread, completions delivered in a later poll phase */
+  inline: number;
+  /** jobs left to the libuv threadpool, by reason: large, noNative, unknownHandle */
+  pooled: Record<string, number>;
+}
+
+export interface AllocatorStatus {
+  /** whether glibc's mmap/trim thresholds were set (opt-in: HTTP_FASTPATH_MALLOC=1) */
+  applied: boolean;
+  /** why not: off, the operator's MALLOC_* or GLIBC_TUNABLES, no native binary, not glibc, no server listened yet */
+  reason: string | null;
+  mmapThreshold: number | null;
+  trimThreshold: number | null;
+}
+
 export interface FastpathStatus {
   /** process.version */
   node: string;
@@ -65,6 +81,9 @@ export interface FastpathStatus {
   frameworks: { express?: ExpressBindingStatus };
   /** the native file path (absent when off: HTTP_FASTPATH_SENDFILE=0, not Linux, not active) */
   files?: FileResponseStatus;
+  /** small codec jobs on the loop thread (absent until an HTTP app loads zlib, and with HTTP_FASTPATH_ZLIB=0) */
+  zlib?: ZlibJobStatus;
+  allocator: AllocatorStatus;
   native: NativeStatus;
   /** with HTTP_FASTPATH_STATS=1: fast-path hits and fallback reasons */
   stats?: Record<string, number>;

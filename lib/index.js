@@ -159,7 +159,7 @@ function install(how = 'install()', server = undefined) {
     state.patches.push(...more);
   });
   // Codec jobs: patched when (if) the app loads zlib.
-  if (process.env.HTTP_FASTPATH_ZLIB !== '0') {
+  if (inlineZlibJobs()) {
     state.disarmZlib = onRequire(['zlib'], () => {
       state.disarmZlib = null;
       if (!state.installed) return;
@@ -205,6 +205,16 @@ function onFirstListen(filePath) {
   if (filePath) fileSender();
   const allocator = require('./setup/allocator');
   allocator.apply(allocator.refusal() === null ? native().addon : null);
+}
+
+// Small codec jobs on the loop thread: HTTP_FASTPATH_ZLIB=1 or 0, else on
+// where measured within the memory budget. Keeping codec state resident in
+// the loop thread's arena is the gain and costs resident memory in
+// proportion to the streams open at once: within 5 % of stock on Node 20 and
+// 22, +12-28 % on 24 and 26 (benchmark/http/compression.js, 50 connections).
+function inlineZlibJobs() {
+  const setting = process.env.HTTP_FASTPATH_ZLIB;
+  return setting === '1' || (setting !== '0' && MAJOR <= 22);
 }
 
 // Codec jobs run inline and left to the pool, while that patch is in.

@@ -11,6 +11,8 @@ const assert = require('node:assert');
 const crypto = require('crypto');
 const zlib = require('zlib');
 const { AsyncLocalStorage } = require('async_hooks');
+// On by default on Node 20 and 22 only (lib/index.js: resident memory).
+process.env.HTTP_FASTPATH_ZLIB = '1';
 const fastpath = require('..');
 
 const native = fastpath.status().native;
@@ -147,7 +149,7 @@ test('the callback API (zlib.gzip, brotliCompress) gives stock\'s results', { sk
   }
 });
 
-test('large jobs stay on the threadpool; HTTP_FASTPATH_ZLIB=0 leaves zlib alone', { skip }, () => {
+test('large jobs stay on the threadpool; HTTP_FASTPATH_ZLIB=0 leaves zlib alone, and so does the default on 24+', { skip }, () => {
   const { spawnSync } = require('child_process');
   const root = require('path').join(__dirname, '..');
   // zlib is patched in a process that loads HTTP, as everything else.
@@ -159,10 +161,14 @@ test('large jobs stay on the threadpool; HTTP_FASTPATH_ZLIB=0 leaves zlib alone'
     s.write(Buffer.alloc(100, 97));
     s.end(Buffer.alloc(1 << 20, 98));
   `], { env: { ...process.env, ...env }, encoding: 'utf8' });
-  const on = probe({});
+  const on = probe({ HTTP_FASTPATH_ZLIB: '1' });
   assert.strictEqual(on.status, 0, on.stderr);
   const counts = JSON.parse(on.stdout).zlib;
   assert.ok(counts.inline >= 1 && counts.pooled.large >= 1, JSON.stringify(counts));
   const off = probe({ HTTP_FASTPATH_ZLIB: '0' });
   assert.deepStrictEqual(JSON.parse(off.stdout), { zlib: null });
+  const byDefault = JSON.parse(probe({ HTTP_FASTPATH_ZLIB: '' }).stdout).zlib;
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major <= 22) assert.ok(byDefault.inline >= 1, JSON.stringify(byDefault));
+  else assert.strictEqual(byDefault, null);
 });

@@ -21,9 +21,12 @@ const nextPoll = require('../loop/next-poll');
 const kCompletion = Symbol('http-fastpath.zlibCompletion');
 const kResource = Symbol('http-fastpath.zlibResource');
 
-// A job runs inline when its input and its output window are at most these.
+// A job runs inline when the input given to the stream since its last flush
+// (what a flush or finish job may have to compress: brotli keeps its input
+// until then) and the job's output window are at most these.
 const MAX_INPUT = 16 << 10;
 const MAX_OUTPUT = 64 << 10;
+const kUnflushed = Symbol('http-fastpath.zlibUnflushed');
 
 const counts = { inline: 0, pooled: { __proto__: null } };
 
@@ -82,7 +85,10 @@ function makeWrite(originalWrite, native) {
       pooled('unknownHandle');
       return Reflect.apply(originalWrite, this, arguments);
     }
-    if (inLen > MAX_INPUT || outLen > MAX_OUTPUT) {
+    // A continuation (inOff > 0) passes the rest of input already counted.
+    const unflushed = (this[kUnflushed] || 0) + (inOff === 0 ? inLen : 0);
+    this[kUnflushed] = flush === 0 ? unflushed : 0;
+    if (unflushed > MAX_INPUT || outLen > MAX_OUTPUT) {
       pooled('large');
       return Reflect.apply(originalWrite, this, arguments);
     }
