@@ -93,17 +93,22 @@ test('client disconnects mid-file: same events, the server keeps serving', { ski
   await differential({ handler: pipeFile(BIG), pauseMs: 100, destroyAfter: 1 << 20, compareBytes: 1 << 20, timing: true, timeout: 10000, expect: { native: 1, waited: 1 } });
 });
 
+// Logs the request socket's errors; with `reading` false, stops Node reading
+// it (what net.Socket's pause() does to a handle it reads with onread).
+function logSocketErrors(req, t, reading) {
+  req.socket.on('error', (e) => t.log('socket error', e.code, e.syscall, e.message));
+  if (!reading) {
+    req.socket._handle.reading = false;
+    req.socket._handle.readStop();
+  }
+}
+
 test('client resets (RST) while the server waits on a full socket: same socket error as stock', { skip }, async () => {
   // Stock meets the pending error with its read when the socket is reading
   // ('read ECONNRESET'), else with its queued write ('write ECONNRESET').
   for (const reading of [true, false]) {
     const handler = (req, res, t, i) => {
-      req.socket.on('error', (e) => t.log('socket error', e.code, e.syscall, e.message));
-      if (!reading) {
-        // What net.Socket's pause() does to a handle it reads with onread.
-        req.socket._handle.reading = false;
-        req.socket._handle.readStop();
-      }
+      logSocketErrors(req, t, reading);
       pipeFile(BIG, { before: (stream, r) => r.on('close', () => stream.destroy()) })(req, res, t, i);
     };
     const scenario = { handler, resetAfter: 1 << 20, compareBytes: 1 << 20, timing: true, timeout: 10000, expect: { native: 1, waited: 1 } };
@@ -119,11 +124,7 @@ test('client resets (RST) before the response starts: same socket error as stock
   // take it first: its write would consume it and leave Node 'write EPIPE'.
   for (const reading of [true, false]) {
     const handler = (req, res, t, i) => {
-      req.socket.on('error', (e) => t.log('socket error', e.code, e.syscall, e.message));
-      if (!reading) {
-        req.socket._handle.reading = false;
-        req.socket._handle.readStop();
-      }
+      logSocketErrors(req, t, reading);
       setTimeout(() => pipeFile(FILES[65537])(req, res, t, i), 100);
     };
     const expect = reading ? { stock: { responseClosed: 1 } } : { stock: { socketError: 1 } };
