@@ -47,6 +47,8 @@ export interface ZlibJobStatus {
   inline: number;
   /** jobs left to the libuv threadpool, by reason: large, noNative, unknownHandle */
   pooled: Record<string, number>;
+  /** times the free malloc memory was given back (malloc_trim, at most once a second while jobs run inline) */
+  trims: number;
 }
 
 export interface AllocatorStatus {
@@ -81,7 +83,7 @@ export interface FastpathStatus {
   frameworks: { express?: ExpressBindingStatus };
   /** the native file path (absent when off: HTTP_FASTPATH_SENDFILE=0, not Linux, not active) */
   files?: FileResponseStatus;
-  /** small codec jobs on the loop thread (absent until an HTTP app loads zlib, and with HTTP_FASTPATH_ZLIB=0) */
+  /** small codec jobs on the loop thread (opt-in: HTTP_FASTPATH_ZLIB=1; absent until an HTTP app loads zlib) */
   zlib?: ZlibJobStatus;
   allocator: AllocatorStatus;
   native: NativeStatus;

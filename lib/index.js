@@ -207,14 +207,13 @@ function onFirstListen(filePath) {
   allocator.apply(allocator.refusal() === null ? native().addon : null);
 }
 
-// Small codec jobs on the loop thread: HTTP_FASTPATH_ZLIB=1 or 0, else on
-// where measured within the memory budget. Keeping codec state resident in
-// the loop thread's arena is the gain and costs resident memory in
-// proportion to the streams open at once: within 5 % of stock on Node 20 and
-// 22, +12-28 % on 24 and 26 (benchmark/http/compression.js, 50 connections).
+// Small codec jobs on the loop thread, opt-in (HTTP_FASTPATH_ZLIB=1):
+// keeping codec state in the loop thread's arena is the gain and costs
+// resident memory. Measured (benchmark/http/compression.js, ws-echo.js, 50
+// connections): Express + brotli +4-7 % with the once-a-second trim, but a
+// ws permessage-deflate echo +19 % on Node 20, past the 10 % budget.
 function inlineZlibJobs() {
-  const setting = process.env.HTTP_FASTPATH_ZLIB;
-  return setting === '1' || (setting !== '0' && MAJOR <= 22);
+  return process.env.HTTP_FASTPATH_ZLIB === '1';
 }
 
 // Codec jobs run inline and left to the pool, while that patch is in.

@@ -28,3 +28,23 @@ fn set_thresholds(mmap_threshold: u32, trim_threshold: u32) -> bool {
 fn set_thresholds(_mmap_threshold: u32, _trim_threshold: u32) -> bool {
     false
 }
+
+/// Gives the free memory of every malloc arena back to the kernel
+/// (malloc_trim(0)): what glibc's own trimming does for the loop thread's
+/// arena when it keeps codec state resident between responses. Returns
+/// whether any memory was released; false where the C library is not glibc.
+#[napi(js_name = "trimAllocator")]
+pub fn trim_allocator() -> bool {
+    trim()
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn trim() -> bool {
+    // SAFETY: malloc_trim takes malloc's own locks; any thread may call it.
+    unsafe { libc::malloc_trim(0) == 1 }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn trim() -> bool {
+    false
+}

@@ -1,9 +1,11 @@
 'use strict';
 // What a server process spends beyond its total CPU, read from /proc
 // (Linux): minor page faults and context switches summed over its threads,
-// the loop thread's own CPU (its tid is the pid), and resident memory.
-// start() takes a snapshot; its stop(requests) gives per-request figures.
+// the loop thread's own CPU (its tid is the pid), resident memory, and the
+// event loop's delay (p99 in ms: how long a timer waited, as other requests
+// wait). start() takes a snapshot; its stop(requests) gives the figures.
 const fs = require('fs');
+const { monitorEventLoopDelay } = require('perf_hooks');
 
 const TICK_US = 1e6 / 100; // clock ticks (USER_HZ) are 100 per second on Linux
 
@@ -32,9 +34,12 @@ function snapshot() {
 }
 
 function start() {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
   const before = snapshot();
   return function stop(requests) {
     const after = snapshot();
+    delay.disable();
     let minflt = 0;
     let ctx = 0;
     for (const [tid, s] of after.threads) {
@@ -47,6 +52,9 @@ function start() {
       faultsPerReq: minflt / requests,
       ctxPerReq: ctx / requests,
       rssMiB: process.memoryUsage.rss() / (1 << 20),
+      // What is not V8's heap: malloc (codec state), code, stacks.
+      offHeapMiB: (process.memoryUsage.rss() - process.memoryUsage().heapTotal) / (1 << 20),
+      loopDelayP99Ms: delay.percentile(99) / 1e6,
     };
   };
 }

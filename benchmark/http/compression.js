@@ -4,14 +4,16 @@
 // answering `size` of JSON; the client asks for `enc` (br: compression picks
 // brotli from 'gzip, deflate, br'). Besides req/s and CPU per request, the
 // result has the loop thread's CPU, minor faults and context switches per
-// request and the resident memory at the end (common/proc-probe.js).
+// request, the resident memory at the end and the event loop's delay p99
+// (common/proc-probe.js); the 1 MiB body is the large job that must stay on
+// the threadpool.
 const common = require('../common/bench');
 const probe = require('../common/proc-probe');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
-const bench = common.createBenchmark(main, { size: [2048, 20480], enc: ['br', 'gzip'], c: [50] });
+const bench = common.createBenchmark(main, { size: [2048, 20480, 1 << 20], enc: ['br', 'gzip'], c: [50] });
 
 function jsonOf(bytes) {
   const items = [];

@@ -94,6 +94,14 @@ export declare function sendFileSupported(): boolean
 export declare function setPollTurnCallback(callback: (arg: number) => number): boolean
 
 /**
+ * Gives the free memory of every malloc arena back to the kernel
+ * (malloc_trim(0)): what glibc's own trimming does for the loop thread's
+ * arena when it keeps codec state resident between responses. Returns
+ * whether any memory was released; false where the C library is not glibc.
+ */
+export declare function trimAllocator(): boolean
+
+/**
  * Sets M_MMAP_THRESHOLD and M_TRIM_THRESHOLD (bytes). Returns whether glibc
  * took both; false where the C library is not glibc.
  */

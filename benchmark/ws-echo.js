@@ -1,0 +1,58 @@
+'use strict';
+// A `ws` echo server with permessage-deflate (one codec per connection, a
+// flushed pool job per message each way), ~2 KB JSON messages. The server
+// (this process, pin it) echoes; the clients run in a child process (pinned
+// to BENCH_LOAD_CPU), each keeping one message in flight, for `duration`
+// seconds. Reports messages/s and the server's CPU per message, loop-thread
+// CPU, faults and context switches (common/proc-probe.js).
+//   node benchmark/ws-echo.js [clients=50] [duration=3]
+
+const { spawn } = require('child_process');
+const probe = require('./common/proc-probe');
+const { hasCommand } = require('./common/bench');
+
+const conf = Object.fromEntries(process.argv.slice(2).map((a) => a.split('=')).map(([k, v]) => [k, Number(v)]));
+const clients = conf.clients || 50;
+const duration = conf.duration || 3;
+
+if (process.env.WS_ECHO_CLIENT) {
+  // The load: `clients` connections, each sends the next message when the last came back.
+  const WebSocket = require('ws');
+  const message = JSON.stringify(Array.from({ length: 24 }, (_, i) => ({ id: i, name: `item ${i}`, tags: ['alpha', 'beta'], price: i * 3.7, active: i % 3 !== 0 })));
+  let echoed = 0;
+  let open = 0;
+  const end = Date.now() + duration * 1000;
+  for (let i = 0; i < clients; i++) {
+    const ws = new WebSocket(`ws://127.0.0.1:${process.env.WS_ECHO_CLIENT}`, { perMessageDeflate: true });
+    ws.on('open', () => { open++; ws.send(message); });
+    ws.on('message', () => {
+      echoed++;
+      if (Date.now() < end) ws.send(message);
+      else ws.close();
+    });
+    ws.on('close', () => { if (--open === 0) { process.stdout.write(JSON.stringify({ echoed }) + '\n'); } });
+  }
+} else {
+  const { WebSocketServer } = require('ws');
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: true });
+  wss.on('connection', (ws) => ws.on('message', (data, binary) => ws.send(data, { binary })));
+  wss.on('listening', () => {
+    const stop = probe.start();
+    const cpu = process.cpuUsage();
+    const start = process.hrtime.bigint();
+    const load = process.env.BENCH_LOAD_CPU !== undefined && hasCommand('taskset') ? ['taskset', '-c', process.env.BENCH_LOAD_CPU] : [];
+    const argv = [...load, process.execPath, __filename, `clients=${clients}`, `duration=${duration}`];
+    const child = spawn(argv[0], argv.slice(1), { env: { ...process.env, WS_ECHO_CLIENT: String(wss.address().port), NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.on('close', () => {
+      const { echoed } = JSON.parse(out);
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      const used = process.cpuUsage(cpu);
+      const result = { rate: echoed / seconds, messages: echoed, cpuUsPerReq: (used.user + used.system) / echoed, ...stop(echoed) };
+      console.log(`ws-echo.js clients=${clients}: ${result.rate.toFixed(2)}`);
+      console.log('#json ' + JSON.stringify(result));
+      wss.close();
+    });
+  });
+}
