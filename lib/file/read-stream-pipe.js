@@ -53,8 +53,12 @@ const out = new Float64Array(4);
 
 const counts = { native: 0, waited: 0, handedBack: { __proto__: null }, stock: { __proto__: null } };
 
+function bump(byReason, reason) {
+  byReason[reason] = (byReason[reason] || 0) + 1;
+}
+
 function stock(reason) {
-  counts.stock[reason] = (counts.stock[reason] || 0) + 1;
+  bump(counts.stock, reason);
 }
 
 function symbolNamed(obj, description) {
@@ -298,8 +302,7 @@ function finish(transfer) {
 // position (bytesRead and pos already count what was sent) and pipe() writes
 // each chunk to the response, whose head counts as sent.
 function handBack(transfer, errno, headLeft) {
-  const name = getSystemErrorName(-errno);
-  counts.handedBack[name] = (counts.handedBack[name] || 0) + 1;
+  bump(counts.handedBack, getSystemErrorName(-errno));
   settle(transfer);
   if (headLeft.length !== 0) transfer.socket.write(headLeft);
 }

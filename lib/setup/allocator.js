@@ -7,7 +7,8 @@
 // the package's 10 % budget. Applied once, when the first HTTP server
 // listens, and never over the operator's own MALLOC_* variables or
 // glibc.malloc tunables, nor without the addon. status().allocator says what
-// is in force and why.
+// is in force and why. Also here: the periodic malloc_trim that inline codec
+// jobs ask for (trimSoon).
 
 const MMAP_THRESHOLD = 4 << 20;
 const TRIM_THRESHOLD = 8 << 20;
@@ -43,4 +44,35 @@ function snapshot() {
   return { applied: false, reason: refusal() ?? 'no HTTP server has listened yet', mmapThreshold: null, trimThreshold: null };
 }
 
-module.exports = { apply, snapshot, refusal, MMAP_THRESHOLD, TRIM_THRESHOLD };
+// Codec state freed on the loop thread by inline codec jobs stays in its
+// malloc arena (that is what saves the faults), up to the peak of streams
+// open at once. Once a second, if such jobs ran since, the free memory goes
+// back to the kernel as the pool threads' arenas give theirs: resident memory
+// follows the load down, at the cost of one refault of what is reused after
+// a trim. HTTP_FASTPATH_ZLIB_TRIM_MS changes the period (0: never).
+const TRIM_INTERVAL_MS = Number(process.env.HTTP_FASTPATH_ZLIB_TRIM_MS || 1000);
+let trimTimer = null;
+let askedSinceTrim = false;
+let trimCount = 0;
+
+function trimSoon(addon) {
+  askedSinceTrim = true;
+  if (trimTimer !== null || typeof addon.trimAllocator !== 'function' || !(TRIM_INTERVAL_MS > 0)) return;
+  trimTimer = setInterval(() => {
+    if (!askedSinceTrim) {
+      clearInterval(trimTimer);
+      trimTimer = null;
+      return;
+    }
+    askedSinceTrim = false;
+    trimCount++;
+    addon.trimAllocator();
+  }, TRIM_INTERVAL_MS);
+  trimTimer.unref();
+}
+
+function trims() {
+  return trimCount;
+}
+
+module.exports = { apply, snapshot, refusal, trimSoon, trims, MMAP_THRESHOLD, TRIM_THRESHOLD };

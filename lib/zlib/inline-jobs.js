@@ -17,6 +17,7 @@
 
 const { AsyncResource } = require('async_hooks');
 const nextPoll = require('../loop/next-poll');
+const allocator = require('../setup/allocator');
 
 const kCompletion = Symbol('http-fastpath.zlibCompletion');
 const kResource = Symbol('http-fastpath.zlibResource');
@@ -28,31 +29,7 @@ const MAX_INPUT = 16 << 10;
 const MAX_OUTPUT = 64 << 10;
 const kUnflushed = Symbol('http-fastpath.zlibUnflushed');
 
-const counts = { inline: 0, pooled: { __proto__: null }, trims: 0 };
-
-// Codec state freed on the loop thread stays in its malloc arena (that is
-// what saves the faults), up to the peak of streams open at once. Once a
-// second, if jobs ran inline since, the free memory goes back to the kernel
-// as the pool threads' arenas give theirs: resident memory follows the load
-// down, at the cost of one refault of what is reused after a trim.
-const TRIM_INTERVAL_MS = Number(process.env.HTTP_FASTPATH_ZLIB_TRIM_MS || 1000);
-let trimTimer = null;
-let inlineSinceTrim = false;
-function trimLater(addon) {
-  inlineSinceTrim = true;
-  if (trimTimer !== null || typeof addon.trimAllocator !== 'function' || !(TRIM_INTERVAL_MS > 0)) return;
-  trimTimer = setInterval(() => {
-    if (!inlineSinceTrim) {
-      clearInterval(trimTimer);
-      trimTimer = null;
-      return;
-    }
-    inlineSinceTrim = false;
-    counts.trims++;
-    addon.trimAllocator();
-  }, TRIM_INTERVAL_MS);
-  trimTimer.unref();
-}
+const counts = { inline: 0, pooled: { __proto__: null } };
 
 function pooled(reason) {
   counts.pooled[reason] = (counts.pooled[reason] || 0) + 1;
@@ -102,7 +79,8 @@ function makeInit(originalInit) {
 }
 
 function makeWrite(originalWrite, native) {
-  let ready; // whether completions can be delivered (the addon, asked once)
+  let addon; // the addon, asked at the first small job
+  let ready; // whether completions can be delivered
   return function write(flush, input, inOff, inLen, out, outOff, outLen) {
     const completion = this[kCompletion];
     if (completion === undefined) {
@@ -116,7 +94,10 @@ function makeWrite(originalWrite, native) {
       pooled('large');
       return Reflect.apply(originalWrite, this, arguments);
     }
-    if (ready === undefined) ready = nextPoll.available(native());
+    if (ready === undefined) {
+      addon = native();
+      ready = nextPoll.available(addon);
+    }
     if (!ready) {
       pooled('noNative');
       return Reflect.apply(originalWrite, this, arguments);
@@ -134,14 +115,16 @@ function makeWrite(originalWrite, native) {
       this.onerror = onerror;
     }
     counts.inline++;
-    trimLater(native());
+    // Codec state freed here stays in the loop thread's arena: given back
+    // once a second while jobs run inline (lib/setup/allocator.js).
+    allocator.trimSoon(addon);
     if (failure === null) nextPoll.deliver(this[kResource], completion, this, []);
     else nextPoll.deliver(this[kResource], onerror, this, failure);
   };
 }
 
 function snapshot() {
-  return { inline: counts.inline, pooled: { ...counts.pooled }, trims: counts.trims };
+  return { inline: counts.inline, pooled: { ...counts.pooled }, trims: allocator.trims() };
 }
 
 module.exports = { planInlineJobs, snapshot, MAX_INPUT, MAX_OUTPUT };
