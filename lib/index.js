@@ -103,6 +103,7 @@ const STATE = Symbol.for('http-fastpath.state');
 const state = globalThis[STATE] ??= {
   installed: false, patches: null, adapter: undefined, armed: false, disarm: null, disarmHttp2: null, disarmZlib: null, activatedBy: null,
   native: undefined, fileSender: undefined, disabledReason: null, warned: false,
+  http2Counters: { lateTrailers: 0 },
 };
 
 function warnOnce(message) {
@@ -154,7 +155,7 @@ function install(how = 'install()', server = undefined) {
   state.disarmHttp2 = onRequire(['http2'], () => {
     state.disarmHttp2 = null;
     if (!state.installed) return;
-    const more = patch.planHttp2(state.adapter, options);
+    const more = patch.planHttp2(state.adapter, { ...options, http2Counters: state.http2Counters });
     patch.apply(more);
     state.patches.push(...more);
   });
@@ -277,7 +278,8 @@ function status() {
     mode: process.env.HTTP_FASTPATH === 'verify' ? 'verify' : 'fast',
     verified: verifying ? state.patches[0].replacement.stats() : undefined,
     disabledReason: state.disabledReason,
-    patched: state.installed ? state.patches.map((p) => `${p.owner}.prototype.${p.name}`) : [],
+    patched: state.installed ? state.patches.map((p) => `${p.owner}.prototype.${p.label ?? p.name}`) : [],
+    http2: { ...state.http2Counters },
     frameworks: { express: expressBinder()?.snapshot() },
     files: fileCounts(),
     zlib: zlibCounts(),

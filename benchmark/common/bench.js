@@ -78,9 +78,10 @@ class Benchmark {
 
   // Drives `http://127.0.0.1:port/path` for the configured duration and
   // reports requests/s plus the server's CPU time per request.
-  // `headers`: extra request headers (wrk and autocannon); `probe`: a
-  // proc-probe start() whose figures join the result.
-  http({ port, path: urlPath = '/', connections = 50, duration = this.duration, method = 'GET', client = 'wrk', headers = {}, probe }, done) {
+  // `headers`: extra request headers; `probe`: a proc-probe start() whose
+  // figures join the result; `client: 'h2load'` speaks HTTP/2 (`streams`
+  // per connection, `tls` for h2 over TLS).
+  http({ port, path: urlPath = '/', connections = 50, duration = this.duration, method = 'GET', client = 'wrk', headers = {}, probe, streams = 1, tls = false }, done) {
     const url = `http://127.0.0.1:${port}${urlPath}`;
     const stopProbe = probe ? probe() : null;
     const cpuStart = process.cpuUsage();
@@ -115,6 +116,22 @@ class Benchmark {
         const r = JSON.parse(out);
         if (r.errors > 0) throw new Error(`discard-load.py: ${r.errors} failed responses ${JSON.stringify(r.statuses)}`);
         finish(r.requests, r.seconds, 'discard', r.bytes);
+      });
+      return;
+    }
+    if (client === 'h2load') {
+      // HTTP/2: h2c prior knowledge, or TLS (ALPN h2) for an https:// url;
+      // `streams` concurrent streams per connection.
+      const target = `${tls ? 'https' : 'http'}://127.0.0.1:${port}${urlPath}`;
+      const headerArgs = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+      runLoad(['h2load', '-t1', `-c${connections}`, `-m${streams}`, `-D${duration}`, ...headerArgs, target], (code, out) => {
+        const done = /requests: \d+ total, \d+ started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored/.exec(out);
+        const time = /finished in ([\d.]+)(m?s)/.exec(out);
+        const traffic = /traffic: [\d.]+[KMGT]?B \((\d+)\) total/.exec(out);
+        if (code !== 0 || !done || !time) throw new Error(`h2load failed (${code}):\n${out}`);
+        if (Number(done[3]) + Number(done[4]) > 0) throw new Error(`h2load: failed responses:\n${out}`);
+        const seconds = Number(time[1]) / (time[2] === 'ms' ? 1000 : 1);
+        finish(Number(done[2]), seconds, 'h2load', traffic ? Number(traffic[1]) : undefined);
       });
       return;
     }

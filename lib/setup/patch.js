@@ -9,7 +9,8 @@ const { makeExpressBinder } = require('../frameworks/express');
 const { makeEnd } = require('../response/server-end');
 const { makeStoreHeader } = require('../response/store-header');
 const { makeContainerCreator, makeSetHeader } = require('../response/header-container');
-const { headersSymbol, makeGetHeaders } = require('../response/http2-compat');
+const { headersSymbol, makeGetHeaders } = require('../http2/get-headers');
+const { planCompatEnd } = require('../http2/compat-end');
 const { makeVerifyingStoreHeader } = require('../response/verify');
 
 // `sender` returns the addon when it can send files (sendfile), else null.
@@ -76,14 +77,17 @@ function plan(adapter, { verify = false, sender = () => null, onFirstListen = nu
   return patches;
 }
 
-// The HTTP/2 compat patch, planned only once the app has loaded http2
+// The HTTP/2 compat patches, planned only once the app has loaded http2
 // (loading it costs ~10 ms and several MiB: crypto, tls, ...).
-function planHttp2(adapter, { verify = false } = {}) {
-  if (verify || adapter.major >= 26) return [];
+// HTTP_FASTPATH_HTTP2=0 leaves http2 stock.
+function planHttp2(adapter, { verify = false, http2Counters = { lateTrailers: 0 } } = {}) {
+  if (verify || process.env.HTTP_FASTPATH_HTTP2 === '0') return [];
   const { Http2ServerResponse } = require('http2');
-  const kHeaders = headersSymbol(Http2ServerResponse);
-  if (!kHeaders) return [];
-  return [{ target: Http2ServerResponse.prototype, owner: 'Http2ServerResponse', name: 'getHeaders', make: () => makeGetHeaders(kHeaders) }];
+  const patches = planCompatEnd(Http2ServerResponse, http2Counters);
+  // Node 26 copies the headers the way this does already.
+  const kHeaders = adapter.major < 26 ? headersSymbol(Http2ServerResponse) : undefined;
+  if (kHeaders) patches.push({ target: Http2ServerResponse.prototype, owner: 'Http2ServerResponse', name: 'getHeaders', make: () => makeGetHeaders(kHeaders) });
+  return patches;
 }
 
 function apply(patches) {
