@@ -93,6 +93,34 @@ const scenarios = {
     res.appendHeader('x-list', ['b', 'c']);
     res.end('ok');
   },
+  'odd header names: __proto__, constructor, numeric, case and spaces': (req, res, t) => {
+    t.log('inherited', [res.getHeader('constructor'), res.hasHeader('toString'), res.getHeader('__proto__')]);
+    res.setHeader('X-B', 'b');
+    res.setHeader('__proto__', 'p');
+    res.setHeader('123', 'n');
+    res.setHeader('  X-Spaced  ', 's');
+    res.setHeader('x-b', ['b1', 'b2']);
+    res.setHeader('X-Num', 7);
+    res.appendHeader('x-b', 'b3');
+    t.log('names', res.getHeaderNames());
+    t.log('get', [res.getHeader('__proto__'), res.getHeader('X-SPACED'), res.hasHeader('123'), res.getHeader('constructor')]);
+    t.log('headers', { ...res.getHeaders() });
+    res.removeHeader('x-num');
+    res.setHeader('x-num', 8);
+    t.log('names after remove', res.getHeaderNames());
+    res.end('ok');
+    t.log('after', res.getHeaderNames());
+  },
+  'the same names on many responses (cached validation)': {
+    requests: [{}, {}, {}, {}],
+    handler: (req, res, t, i) => {
+      t.try('set', () => res.setHeader(i % 2 ? 'Content-Type' : 'content-type', i === 3 ? null : 'text/plain'));
+      t.try('bad token', () => res.setHeader('x\u00e9', 'v'));
+      res.setHeader('X-Request-Id', String(i));
+      if (!res.writableEnded) res.end(String(i));
+      t.log('headers', { ...res.getHeaders() });
+    },
+  },
   'invalid status and header errors are the same': (req, res, t) => {
     t.try('status 99', () => { res.statusCode = 99; });
     t.try('bad header name', () => res.setHeader('bad name', 'x'));

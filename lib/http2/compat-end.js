@@ -18,31 +18,8 @@
 // headers went out before end() (writeHead, write, flushHeaders) keep the
 // stock round trip.
 
-const { EventEmitter } = require('events');
-
-function ownSymbol(object, description) {
-  return Object.getOwnPropertySymbols(object).find((s) => s.description === description);
-}
-
-// The internal symbols this patch needs, or null when this Node's compat
-// layer is not the shape it was written against.
-function compatSymbols(Http2ServerResponse) {
-  const proto = Http2ServerResponse.prototype;
-  const probe = new Http2ServerResponse(new EventEmitter());
-  const symbols = {
-    kBeginSend: ownSymbol(proto, 'begin-send'),
-    kState: ownSymbol(probe, 'state'),
-    kHeaders: ownSymbol(probe, 'headers'),
-    kTrailers: ownSymbol(probe, 'trailers'),
-    kStream: ownSymbol(probe, 'stream'),
-  };
-  if (Object.values(symbols).some((s) => s === undefined)) return null;
-  const beginSend = proto[symbols.kBeginSend];
-  if (typeof beginSend !== 'function' || !/waitForTrailers:\s*true/.test(String(beginSend))) return null;
-  const state = probe[symbols.kState];
-  if (typeof state !== 'object' || !('ending' in state) || !('sendDate' in state) || !('statusCode' in state)) return null;
-  return symbols;
-}
+const { compatSymbols } = require('./symbols');
+const { fastStore } = require('./header-store');
 
 function hasNoKeys(object) {
   for (const key in object) return false; // eslint-disable-line no-unused-vars
@@ -87,9 +64,9 @@ function planCompatEnd(Http2ServerResponse, counters) {
     {
       target: proto, owner: 'Http2ServerResponse', name: kBeginSend, label: '[begin-send]',
       make: (originalBeginSend) => function beginSend() {
+        const headers = fastStore(this, kHeaders);
         if (completing !== this) return Reflect.apply(originalBeginSend, this, arguments);
         const state = this[kState];
-        const headers = this[kHeaders];
         headers[':status'] = state.statusCode;
         state.trailersSkipped = true;
         this[kStream].respond(headers, { endStream: state.ending, waitForTrailers: false, sendDate: state.sendDate });
@@ -109,4 +86,4 @@ function planCompatEnd(Http2ServerResponse, counters) {
   ];
 }
 
-module.exports = { planCompatEnd, compatSymbols };
+module.exports = { planCompatEnd };

@@ -11,6 +11,7 @@ const { makeStoreHeader } = require('../response/store-header');
 const { makeContainerCreator, makeSetHeader } = require('../response/header-container');
 const { headersSymbol, makeGetHeaders } = require('../http2/get-headers');
 const { planCompatEnd } = require('../http2/compat-end');
+const { planHeaderStore } = require('../http2/header-store');
 const { makeVerifyingStoreHeader } = require('../response/verify');
 
 // `sender` returns the addon when it can send files (sendfile), else null.
@@ -83,7 +84,7 @@ function plan(adapter, { verify = false, sender = () => null, onFirstListen = nu
 function planHttp2(adapter, { verify = false, http2Counters = { lateTrailers: 0 } } = {}) {
   if (verify || process.env.HTTP_FASTPATH_HTTP2 === '0') return [];
   const { Http2ServerResponse } = require('http2');
-  const patches = planCompatEnd(Http2ServerResponse, http2Counters);
+  const patches = [...planHeaderStore(Http2ServerResponse), ...planCompatEnd(Http2ServerResponse, http2Counters)];
   // Node 26 copies the headers the way this does already.
   const kHeaders = adapter.major < 26 ? headersSymbol(Http2ServerResponse) : undefined;
   if (kHeaders) patches.push({ target: Http2ServerResponse.prototype, owner: 'Http2ServerResponse', name: 'getHeaders', make: () => makeGetHeaders(kHeaders) });
