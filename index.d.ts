@@ -60,6 +60,11 @@ export interface AllocatorStatus {
   trimThreshold: number | null;
 }
 
+export interface Http2Status {
+  /** trailers set on a compat response after end() had sent it complete (not sent; warned once) */
+  lateTrailers: number;
+}
+
 export interface FastpathStatus {
   /** process.version */
   node: string;
@@ -86,6 +91,8 @@ export interface FastpathStatus {
   /** small codec jobs on the loop thread (opt-in: HTTP_FASTPATH_ZLIB=1; absent until an HTTP app loads zlib) */
   zlib?: ZlibJobStatus;
   allocator: AllocatorStatus;
+  /** HTTP/2 compat responses (HTTP_FASTPATH_HTTP2=0 leaves http2 stock) */
+  http2: Http2Status;
   native: NativeStatus;
   /** with HTTP_FASTPATH_STATS=1: fast-path hits and fallback reasons */
   stats?: Record<string, number>;

@@ -73,6 +73,14 @@ if (args['dry-run']) {
   const fileRows = files.stdout.split('\n').filter((l) => l.startsWith('| v'));
   if (files.status !== 0 || fileRows.length !== 4) throw new Error(`files.js: ${files.stdout}${files.stderr}`);
   console.log(`files.js --dry-run: ok (${fileRows.length} rows)`);
+  // HTTP/2, when h2load is installed: one second of the compat JSON route.
+  if (spawnSync('sh', ['-c', 'command -v h2load']).status === 0) {
+    for (const [file, config] of [['http2/compat.js', 'api=compat'], ['http2/frameworks.js', 'framework=fastify']]) {
+      const h2 = spawnSync(process.execPath, ['-r', runner.root, path.join(__dirname, file), config, 'duration=1'], { encoding: 'utf8', env: { ...process.env, BENCH_CHILD: '1' } });
+      if (h2.status !== 0 || !/: \d/.test(h2.stdout)) throw new Error(`${file}: ${h2.stdout}${h2.stderr}`);
+      console.log(`${file} ${config} --dry-run: ok`);
+    }
+  }
   console.log('benchmark dry run: ok');
 } else {
   const versions = args.all ? VERSIONS : [process.versions.node];
