@@ -22,9 +22,9 @@ function describeMethods() {
   };
   const out = {};
   for (const [name, proto] of Object.entries(targets)) {
-    for (const key of Object.getOwnPropertyNames(proto)) {
+    for (const key of Reflect.ownKeys(proto)) {
       const d = Object.getOwnPropertyDescriptor(proto, key);
-      out[`${name}.${key}`] = d;
+      out[`${name}.${typeof key === 'symbol' ? `[${key.description}]` : key}`] = d;
     }
   }
   return out;
