@@ -63,6 +63,8 @@ export interface AllocatorStatus {
 export interface Http2Status {
   /** trailers set on a compat response after end() had sent it complete (not sent; warned once) */
   lateTrailers: number;
+  /** why compat responses are left stock ('HTTP_FASTPATH_HTTP2=0', unrecognised internals), or null */
+  stockReason: string | null;
 }
 
 export interface FastpathStatus {

@@ -103,7 +103,7 @@ const STATE = Symbol.for('http-fastpath.state');
 const state = globalThis[STATE] ??= {
   installed: false, patches: null, adapter: undefined, armed: false, disarm: null, disarmHttp2: null, disarmZlib: null, activatedBy: null,
   native: undefined, fileSender: undefined, disabledReason: null, warned: false,
-  http2Counters: { lateTrailers: 0 },
+  http2Counters: { lateTrailers: 0, stockReason: null },
 };
 
 function warnOnce(message) {

@@ -230,10 +230,12 @@ test('trailers set after end(): stock sends them, patched warns once and counts 
 
 test('HTTP_FASTPATH_HTTP2=0 leaves http2 stock', () => {
   const { spawnSync } = require('child_process');
-  const script = "require('http2'); const s = require('.').status(); console.log(JSON.stringify(s.patched.filter((p) => p.startsWith('Http2'))))";
+  const script = "require('http2'); const s = require('.').status(); console.log(JSON.stringify([s.patched.filter((p) => p.startsWith('Http2')), s.http2.stockReason]))";
   const run = (env) => JSON.parse(spawnSync(process.execPath, ['-e', script], { cwd: require('path').join(__dirname, '..'), env: { ...process.env, ...env }, encoding: 'utf8' }).stdout);
-  assert.deepStrictEqual(run({ HTTP_FASTPATH_HTTP2: '0' }), []);
-  assert.ok(run({}).includes('Http2ServerResponse.prototype.end'));
+  assert.deepStrictEqual(run({ HTTP_FASTPATH_HTTP2: '0' }), [[], 'HTTP_FASTPATH_HTTP2=0']);
+  const [patched, reason] = run({});
+  assert.ok(patched.includes('Http2ServerResponse.prototype.end'));
+  assert.strictEqual(reason, null);
 });
 
 test('allowHTTP1: an HTTP/1.1 request to a secure h2 server is answered as stock', async () => {
@@ -261,4 +263,23 @@ test('allowHTTP1: an HTTP/1.1 request to a secure h2 server is answered as stock
   const patched = await once();
   assert.deepStrictEqual(patched, stock);
   assert.strictEqual(patched.body, 'v1.1');
+});
+
+test('a compat layer with other internals is left stock', () => {
+  const { planCompatEnd } = require('../lib/http2/compat-end');
+  const { planHeaderStore } = require('../lib/http2/header-store');
+  class Unknown { constructor(stream) { this.stream = stream; } }
+  assert.deepStrictEqual(planCompatEnd(Unknown, { lateTrailers: 0 }), []);
+  assert.deepStrictEqual(planHeaderStore(Unknown), []);
+  // Same symbols, but a [begin-send] that no longer asks for trailers.
+  class Changed extends http2.Http2ServerResponse {}
+  const kBeginSend = Object.getOwnPropertySymbols(http2.Http2ServerResponse.prototype).find((s) => s.description === 'begin-send');
+  Changed.prototype[kBeginSend] = function beginSend() {};
+  assert.deepStrictEqual(planCompatEnd(Changed, { lateTrailers: 0 }), []);
+  fastpath.uninstall();
+  try {
+    assert.strictEqual(planCompatEnd(http2.Http2ServerResponse, { lateTrailers: 0 }).length, 3);
+  } finally {
+    fastpath.install();
+  }
 });

@@ -72,4 +72,4 @@ function planHeaderStore(Http2ServerResponse) {
   }];
 }
 
-module.exports = { planHeaderStore, fastStore, FAST_STORE, plainKey };
+module.exports = { planHeaderStore, fastStore, isEmpty };

@@ -81,10 +81,16 @@ function plan(adapter, { verify = false, sender = () => null, onFirstListen = nu
 // The HTTP/2 compat patches, planned only once the app has loaded http2
 // (loading it costs ~10 ms and several MiB: crypto, tls, ...).
 // HTTP_FASTPATH_HTTP2=0 leaves http2 stock.
-function planHttp2(adapter, { verify = false, http2Counters = { lateTrailers: 0 } } = {}) {
-  if (verify || process.env.HTTP_FASTPATH_HTTP2 === '0') return [];
+function planHttp2(adapter, { verify = false, http2Counters = { lateTrailers: 0, stockReason: null } } = {}) {
+  if (verify) return [];
+  if (process.env.HTTP_FASTPATH_HTTP2 === '0') {
+    http2Counters.stockReason = 'HTTP_FASTPATH_HTTP2=0';
+    return [];
+  }
   const { Http2ServerResponse } = require('http2');
   const patches = [...planHeaderStore(Http2ServerResponse), ...planCompatEnd(Http2ServerResponse, http2Counters)];
+  // A compat layer whose internals are not the ones these patches read.
+  if (patches.length === 0) http2Counters.stockReason = 'unrecognised Http2ServerResponse internals';
   // Node 26 copies the headers the way this does already.
   const kHeaders = adapter.major < 26 ? headersSymbol(Http2ServerResponse) : undefined;
   if (kHeaders) patches.push({ target: Http2ServerResponse.prototype, owner: 'Http2ServerResponse', name: 'getHeaders', make: () => makeGetHeaders(kHeaders) });
