@@ -25,6 +25,7 @@ const { AsyncResource } = require('async_hooks');
 const net = require('net');
 const { getSystemErrorName } = require('util');
 const { fsForClose } = require('./close-without-threadpool');
+const { symbolsOf } = require('../response/adapters');
 
 const { OutgoingMessage, ServerResponse } = http;
 const ReadStream = fs.ReadStream;
@@ -61,13 +62,9 @@ function stock(reason) {
   bump(counts.stock, reason);
 }
 
-function symbolNamed(obj, description) {
-  return Object.getOwnPropertySymbols(obj).find((s) => s.description === description);
-}
-
 let kFs; // ReadStream's own symbol for its fs implementation (options.fs)
 function usesNodeFs(src) {
-  if (kFs === undefined) kFs = symbolNamed(src, 'kFs') || null;
+  if (kFs === undefined) kFs = symbolsOf(src).kFs || null;
   return kFs !== null && src[kFs] === fs;
 }
 

@@ -18,7 +18,6 @@
 // headers went out before end() (writeHead, write, flushHeaders) keep the
 // stock round trip.
 
-const { compatSymbols } = require('./symbols');
 const { fastStore, isEmpty } = require('./header-store');
 
 let warnedLateTrailers = false;
@@ -31,12 +30,9 @@ function warnLateTrailers() {
   { type: 'HttpFastpathWarning', code: 'HTTP_FASTPATH_LATE_TRAILERS' });
 }
 
+// `symbols`: lib/http2/symbols.js, of a recognised compat layer;
 // counters.lateTrailers counts trailers set too late to be sent.
-function planCompatEnd(Http2ServerResponse, counters) {
-  const symbols = compatSymbols(Http2ServerResponse);
-  if (symbols === null) return [];
-  const { kBeginSend, kState, kHeaders, kTrailers, kStream } = symbols;
-  const proto = Http2ServerResponse.prototype;
+function planCompatEnd(proto, { kBeginSend, kState, kHeaders, kTrailers, kStream }, counters) {
   // The response whose end() is running, when that end() will send the
   // headers of a response without trailers.
   let completing = null;

@@ -3,12 +3,6 @@
 // key copy Node 26 uses instead of ObjectAssign. Same result: a
 // null-prototype shallow copy of the response's own (string-keyed) headers.
 
-function headersSymbol(Http2ServerResponse) {
-  const { EventEmitter } = require('events');
-  const probe = new Http2ServerResponse(new EventEmitter());
-  return Object.getOwnPropertySymbols(probe).find((s) => s.description === 'headers');
-}
-
 function makeGetHeaders(kHeaders) {
   return function getHeaders() {
     const headers = { __proto__: null };
@@ -22,4 +16,4 @@ function makeGetHeaders(kHeaders) {
   };
 }
 
-module.exports = { headersSymbol, makeGetHeaders };
+module.exports = { makeGetHeaders };

@@ -17,7 +17,6 @@
 // nullish value, takes Node's own path with its errors and warnings.
 
 const { _checkIsHttpToken: checkIsHttpToken } = require('_http_common');
-const { compatSymbols, ownSymbol } = require('./symbols');
 
 const FAST_STORE = Object.freeze(Object.create(null));
 const MAX_NAMES = 512;
@@ -46,13 +45,9 @@ function plainKey(name) {
   return key;
 }
 
-function planHeaderStore(Http2ServerResponse) {
-  const symbols = compatSymbols(Http2ServerResponse);
-  if (symbols === null) return [];
-  const proto = Http2ServerResponse.prototype;
-  const kSetHeader = ownSymbol(proto, 'setHeader');
+// `symbols`: lib/http2/symbols.js, of a recognised compat layer.
+function planHeaderStore(proto, { kSetHeader, kHeaders }) {
   if (kSetHeader === undefined || typeof proto[kSetHeader] !== 'function') return [];
-  const { kHeaders } = symbols;
   const keys = new Map();
   return [{
     target: proto, owner: 'Http2ServerResponse', name: kSetHeader, label: '[setHeader]',

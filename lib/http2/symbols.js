@@ -1,30 +1,34 @@
 'use strict';
-// The compat layer's internal symbols the HTTP/2 patches use, read from
-// Http2ServerResponse itself, or null when this Node's compat layer is not
-// the shape the patches were written against (then http2 stays stock).
+// The compat layer's internal symbols the HTTP/2 patches use, read once from
+// Http2ServerResponse itself (its prototype and a probe instance), and
+// whether the layer is the shape the patches were written against: when it
+// is not, http2 stays stock.
 
 const { EventEmitter } = require('events');
-
-function ownSymbol(object, description) {
-  return Object.getOwnPropertySymbols(object).find((s) => s.description === description);
-}
+const { symbolsOf } = require('../response/adapters');
 
 function compatSymbols(Http2ServerResponse) {
-  const proto = Http2ServerResponse.prototype;
+  const methods = symbolsOf(Http2ServerResponse.prototype);
   const probe = new Http2ServerResponse(new EventEmitter());
+  const own = symbolsOf(probe);
   const symbols = {
-    kBeginSend: ownSymbol(proto, 'begin-send'),
-    kState: ownSymbol(probe, 'state'),
-    kHeaders: ownSymbol(probe, 'headers'),
-    kTrailers: ownSymbol(probe, 'trailers'),
-    kStream: ownSymbol(probe, 'stream'),
+    kBeginSend: methods['begin-send'],
+    kSetHeader: methods.setHeader,
+    kState: own.state,
+    kHeaders: own.headers,
+    kTrailers: own.trailers,
+    kStream: own.stream,
   };
-  if (Object.values(symbols).some((s) => s === undefined)) return null;
-  const beginSend = proto[symbols.kBeginSend];
-  if (typeof beginSend !== 'function' || !/waitForTrailers:\s*true/.test(String(beginSend))) return null;
-  const state = probe[symbols.kState];
-  if (typeof state !== 'object' || !('ending' in state) || !('sendDate' in state) || !('statusCode' in state)) return null;
+  symbols.recognised = isRecognised(Http2ServerResponse.prototype, probe, symbols);
   return symbols;
 }
 
-module.exports = { compatSymbols, ownSymbol };
+function isRecognised(proto, probe, { kBeginSend, kState, kHeaders, kTrailers, kStream }) {
+  if ([kBeginSend, kState, kHeaders, kTrailers, kStream].includes(undefined)) return false;
+  const beginSend = proto[kBeginSend];
+  if (typeof beginSend !== 'function' || !/waitForTrailers:\s*true/.test(String(beginSend))) return false;
+  const state = probe[kState];
+  return typeof state === 'object' && 'ending' in state && 'sendDate' in state && 'statusCode' in state;
+}
+
+module.exports = { compatSymbols };

@@ -48,4 +48,4 @@ function makeAdapter(major = Number(process.versions.node.split('.')[0])) {
   return adapter;
 }
 
-module.exports = { makeAdapter, SUPPORTED };
+module.exports = { makeAdapter, symbolsOf, SUPPORTED };

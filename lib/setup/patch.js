@@ -9,7 +9,8 @@ const { makeExpressBinder } = require('../frameworks/express');
 const { makeEnd } = require('../response/server-end');
 const { makeStoreHeader } = require('../response/store-header');
 const { makeContainerCreator, makeSetHeader } = require('../response/header-container');
-const { headersSymbol, makeGetHeaders } = require('../http2/get-headers');
+const { makeGetHeaders } = require('../http2/get-headers');
+const { compatSymbols } = require('../http2/symbols');
 const { planCompatEnd } = require('../http2/compat-end');
 const { planHeaderStore } = require('../http2/header-store');
 const { makeVerifyingStoreHeader } = require('../response/verify');
@@ -88,12 +89,17 @@ function planHttp2(adapter, { verify = false, http2Counters = { lateTrailers: 0,
     return [];
   }
   const { Http2ServerResponse } = require('http2');
-  const patches = [...planHeaderStore(Http2ServerResponse), ...planCompatEnd(Http2ServerResponse, http2Counters)];
-  // A compat layer whose internals are not the ones these patches read.
-  if (patches.length === 0) http2Counters.stockReason = 'unrecognised Http2ServerResponse internals';
+  const proto = Http2ServerResponse.prototype;
+  const symbols = compatSymbols(Http2ServerResponse);
+  const patches = [];
+  if (symbols.recognised) {
+    patches.push(...planHeaderStore(proto, symbols), ...planCompatEnd(proto, symbols, http2Counters));
+  } else {
+    http2Counters.stockReason = 'unrecognised Http2ServerResponse internals';
+  }
   // Node 26 copies the headers the way this does already.
-  const kHeaders = adapter.major < 26 ? headersSymbol(Http2ServerResponse) : undefined;
-  if (kHeaders) patches.push({ target: Http2ServerResponse.prototype, owner: 'Http2ServerResponse', name: 'getHeaders', make: () => makeGetHeaders(kHeaders) });
+  const { kHeaders } = symbols;
+  if (adapter.major < 26 && kHeaders) patches.push({ target: proto, owner: 'Http2ServerResponse', name: 'getHeaders', make: () => makeGetHeaders(kHeaders) });
   return patches;
 }
 
