@@ -13,10 +13,10 @@
 
 const http2 = require('http2');
 const net = require('net');
-const tls = require('tls');
 const fs = require('fs');
 const path = require('path');
 const fastpath = require('../..');
+const { describeError, recordEvents } = require('./differential');
 
 const TLS_DIR = path.join(__dirname, '..', 'fixtures', 'tls');
 const tlsOptions = () => ({ key: fs.readFileSync(path.join(TLS_DIR, 'key.pem')), cert: fs.readFileSync(path.join(TLS_DIR, 'cert.pem')) });
@@ -52,19 +52,6 @@ function parseFrames(buffer) {
     (streams[id] ??= []).push([FRAME_NAMES[type], flags, type === 0 ? length : undefined]);
   }
   return streams;
-}
-
-function describeError(err) {
-  if (!(err instanceof Error)) return { thrown: String(err) };
-  return { name: err.name, code: err.code, message: err.message };
-}
-
-function recordEvents(emitter, label, log) {
-  const emit = emitter.emit;
-  emitter.emit = function (name, ...args) {
-    if (name !== 'newListener' && name !== 'removeListener') log.push(`${label}:${String(name)}`);
-    return emit.call(this, name, ...args);
-  };
 }
 
 // A relay on 127.0.0.1 that forwards to `port` and keeps what the server sent.
