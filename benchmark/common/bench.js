@@ -119,11 +119,11 @@ class Benchmark {
       });
       return;
     }
+    const headerArgs = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
     if (client === 'h2load') {
       // HTTP/2: h2c prior knowledge, or TLS (ALPN h2) for an https:// url;
       // `streams` concurrent streams per connection.
       const target = `${tls ? 'https' : 'http'}://127.0.0.1:${port}${urlPath}`;
-      const headerArgs = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
       runLoad(['h2load', '-t1', `-c${connections}`, `-m${streams}`, `-D${duration}`, ...headerArgs, target], (code, out) => {
         const done = /requests: \d+ total, \d+ started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored/.exec(out);
         const time = /finished in ([\d.]+)(m?s)/.exec(out);
@@ -136,7 +136,6 @@ class Benchmark {
       return;
     }
     if (hasCommand('wrk') && method === 'GET') {
-      const headerArgs = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
       runLoad(['wrk', '-t1', `-c${connections}`, `-d${duration}s`, ...headerArgs, url], (code, out) => {
         const m = /(\d+) requests in ([\d.]+)(m?s), ([\d.]+)([KMGT]?)B read/.exec(out);
         if (!m) throw new Error(`could not parse wrk output:\n${out}`);

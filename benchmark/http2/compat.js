@@ -7,9 +7,8 @@
 //
 // h2c with prior knowledge or h2 over TLS (ALPN), h2load on the load core;
 // HTTP/1 is driven by wrk (plain text only).
-const fs = require('fs');
-const path = require('path');
 const common = require('../common/bench');
+const { tlsOptions } = require('../fixtures/tls');
 
 const bench = common.createBenchmark(main, {
   api: ['compat', 'core', 'http1'],
@@ -49,9 +48,7 @@ function main({ api, route, tls, m, c }) {
     server = require('http').createServer(compat);
   } else {
     const http2 = require('http2');
-    const fixtures = path.join(__dirname, '..', '..', 'test', 'fixtures', 'tls');
-    const options = tls ? { key: fs.readFileSync(path.join(fixtures, 'key.pem')), cert: fs.readFileSync(path.join(fixtures, 'cert.pem')) } : {};
-    server = tls ? http2.createSecureServer(options) : http2.createServer(options);
+    server = tls ? http2.createSecureServer(tlsOptions()) : http2.createServer();
     if (api === 'compat') server.on('request', compat);
     else server.on('stream', core);
   }

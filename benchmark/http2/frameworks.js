@@ -2,17 +2,11 @@
 // The frameworks' JSON route (benchmark/fixtures/json-route.js) over HTTP/2:
 // Fastify 5 with `http2: true` and Koa 3 on http2.createServer (both answer
 // through the compat API), h2c or TLS, h2load on the load core.
-const fs = require('fs');
-const path = require('path');
 const common = require('../common/bench');
 const route = require('../fixtures/json-route');
+const { tlsOptions } = require('../fixtures/tls');
 
 const bench = common.createBenchmark(main, { framework: ['fastify', 'koa'], tls: [0, 1], m: [1, 10], c: [50] });
-
-function tlsOptions() {
-  const dir = path.join(__dirname, '..', '..', 'test', 'fixtures', 'tls');
-  return { key: fs.readFileSync(path.join(dir, 'key.pem')), cert: fs.readFileSync(path.join(dir, 'cert.pem')) };
-}
 
 function measure(server, { tls, m, c }, close) {
   bench.http({ port: server.address().port, path: route.path, connections: c, client: 'h2load', streams: m, tls: Boolean(tls) }, () => {
