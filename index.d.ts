@@ -43,6 +43,12 @@ export interface FileResponseStatus {
 }
 
 export interface ZlibJobStatus {
+  /** where small codec jobs run in this process: 'inline' with one CPU (or HTTP_FASTPATH_ZLIB=1), else 'pool' */
+  mode: 'inline' | 'pool';
+  /** why: 'one CPU', 'HTTP_FASTPATH_ZLIB=1', 'HTTP_FASTPATH_ZLIB=0', or spare cores */
+  reason: string;
+  /** the CPUs the process may use (affinity and cgroup quota), when the setting did not decide */
+  cpus: number | null;
   /** codec jobs (zlib, brotli, zstd) run on the loop thread, completions delivered in a later poll phase */
   inline: number;
   /** jobs left to the libuv threadpool, by reason: large, noNative, unknownHandle */
@@ -90,7 +96,7 @@ export interface FastpathStatus {
   frameworks: { express?: ExpressBindingStatus };
   /** the native file path (absent when off: HTTP_FASTPATH_SENDFILE=0, not Linux, not active) */
   files?: FileResponseStatus;
-  /** small codec jobs on the loop thread (opt-in: HTTP_FASTPATH_ZLIB=1; absent until an HTTP app loads zlib) */
+  /** small codec jobs on the loop thread (by default with one CPU; HTTP_FASTPATH_ZLIB=0|1; absent until an HTTP app loads zlib) */
   zlib?: ZlibJobStatus;
   allocator: AllocatorStatus;
   /** HTTP/2 compat responses (HTTP_FASTPATH_HTTP2=0 leaves http2 stock) */

@@ -4,8 +4,12 @@
 // (this process, pin it) echoes; the clients run in a child process (pinned
 // to BENCH_LOAD_CPU), each keeping one message in flight, for `duration`
 // seconds. Reports messages/s and the server's CPU per message, loop-thread
-// CPU, faults and context switches (common/proc-probe.js).
-//   node benchmark/ws-echo.js [clients=50] [duration=3]
+// CPU, faults, context switches and resident memory (common/proc-probe.js).
+// With `rate`, the clients together send that many messages per second (each
+// still one in flight) instead of as many as the server can echo: memory
+// compared at the same traffic, not at each server's own maximum (a faster
+// server allocates faster and V8 grows its heap for that).
+//   node benchmark/ws-echo.js [clients=50] [duration=3] [rate=0]
 
 const { spawn } = require('child_process');
 const probe = require('./common/proc-probe');
@@ -14,6 +18,7 @@ const { hasCommand } = require('./common/bench');
 const conf = Object.fromEntries(process.argv.slice(2).map((a) => a.split('=')).map(([k, v]) => [k, Number(v)]));
 const clients = conf.clients || 50;
 const duration = conf.duration || 3;
+const rate = conf.rate || 0;
 
 if (process.env.WS_ECHO_CLIENT) {
   // The load: `clients` connections, each sends the next message when the last came back.
@@ -22,13 +27,17 @@ if (process.env.WS_ECHO_CLIENT) {
   let echoed = 0;
   let open = 0;
   const end = Date.now() + duration * 1000;
+  const period = rate > 0 ? (clients * 1000) / rate : 0; // ms between one client's sends
   for (let i = 0; i < clients; i++) {
     const ws = new WebSocket(`ws://127.0.0.1:${process.env.WS_ECHO_CLIENT}`, { perMessageDeflate: true });
-    ws.on('open', () => { open++; ws.send(message); });
+    let due = 0;
+    const send = () => { due = Math.max(Date.now(), due + period); ws.send(message); };
+    ws.on('open', () => { open++; due = Date.now() + (period * i) / clients; setTimeout(send, due - Date.now()); });
     ws.on('message', () => {
       echoed++;
-      if (Date.now() < end) ws.send(message);
-      else ws.close();
+      if (Date.now() >= end) ws.close();
+      else if (period === 0) send();
+      else setTimeout(send, due + period - Date.now());
     });
     ws.on('close', () => { if (--open === 0) { process.stdout.write(JSON.stringify({ echoed }) + '\n'); } });
   }
@@ -41,7 +50,7 @@ if (process.env.WS_ECHO_CLIENT) {
     const cpu = process.cpuUsage();
     const start = process.hrtime.bigint();
     const load = process.env.BENCH_LOAD_CPU !== undefined && hasCommand('taskset') ? ['taskset', '-c', process.env.BENCH_LOAD_CPU] : [];
-    const argv = [...load, process.execPath, __filename, `clients=${clients}`, `duration=${duration}`];
+    const argv = [...load, process.execPath, __filename, `clients=${clients}`, `duration=${duration}`, `rate=${rate}`];
     const child = spawn(argv[0], argv.slice(1), { env: { ...process.env, WS_ECHO_CLIENT: String(wss.address().port), NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => { out += d; });
@@ -50,7 +59,7 @@ if (process.env.WS_ECHO_CLIENT) {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       const used = process.cpuUsage(cpu);
       const result = { rate: echoed / seconds, messages: echoed, cpuUsPerReq: (used.user + used.system) / echoed, ...stop(echoed) };
-      console.log(`ws-echo.js clients=${clients}: ${result.rate.toFixed(2)}`);
+      console.log(`ws-echo.js clients=${clients} rate=${rate}: ${result.rate.toFixed(2)}`);
       console.log('#json ' + JSON.stringify(result));
       wss.close();
     });

@@ -102,7 +102,7 @@ const MAJOR = Number(process.versions.node.split('.')[0]);
 const STATE = Symbol.for('http-fastpath.state');
 const state = globalThis[STATE] ??= {
   installed: false, patches: null, adapter: undefined, armed: false, disarm: null, disarmHttp2: null, disarmZlib: null, activatedBy: null,
-  native: undefined, fileSender: undefined, disabledReason: null, warned: false,
+  native: undefined, fileSender: undefined, disabledReason: null, warned: false, zlibMode: undefined,
   http2Counters: { lateTrailers: 0, stockReason: null },
 };
 
@@ -159,16 +159,17 @@ function install(how = 'install()', server = undefined) {
     patch.apply(more);
     state.patches.push(...more);
   });
-  // Codec jobs: patched when (if) the app loads zlib.
-  if (inlineZlibJobs()) {
-    state.disarmZlib = onRequire(['zlib'], () => {
-      state.disarmZlib = null;
-      if (!state.installed) return;
-      const more = require('./zlib/inline-jobs').planInlineJobs(require('zlib'), () => native().addon);
-      patch.apply(more);
-      state.patches.push(...more);
-    });
-  }
+  // Codec jobs: decided, and patched where small ones run inline, when (if)
+  // the app loads zlib (lib/zlib/mode.js).
+  state.disarmZlib = onRequire(['zlib'], () => {
+    state.disarmZlib = null;
+    if (!state.installed) return;
+    state.zlibMode = require('./zlib/mode').decide();
+    if (!state.zlibMode.inline) return;
+    const more = require('./zlib/inline-jobs').planInlineJobs(require('zlib'), () => native().addon);
+    patch.apply(more);
+    state.patches.push(...more);
+  });
   state.activatedBy = how;
   state.disabledReason = null;
   // Reached through a server's first request (ESM): that server listened unseen.
@@ -208,19 +209,14 @@ function onFirstListen(filePath) {
   allocator.apply(allocator.refusal() === null ? native().addon : null);
 }
 
-// Small codec jobs on the loop thread, opt-in (HTTP_FASTPATH_ZLIB=1):
-// keeping codec state in the loop thread's arena is the gain and costs
-// resident memory. Measured (benchmark/http/compression.js, ws-echo.js, 50
-// connections): Express + brotli +4-7 % with the once-a-second trim, but a
-// ws permessage-deflate echo +19 % on Node 20, past the 10 % budget.
-function inlineZlibJobs() {
-  return process.env.HTTP_FASTPATH_ZLIB === '1';
-}
-
-// Codec jobs run inline and left to the pool, while that patch is in.
+// Where codec jobs run and why, with the jobs run inline and left to the
+// pool while that patch is in; undefined until the app loads zlib.
 function zlibCounts() {
-  const patched = state.installed && state.patches.some((p) => p.owner.startsWith('zlib.'));
-  return patched ? require('./zlib/inline-jobs').snapshot() : undefined;
+  if (!state.installed || state.zlibMode === undefined) return undefined;
+  const { inline, reason, cpus } = state.zlibMode;
+  const patched = state.patches.some((p) => p.owner.startsWith('zlib.'));
+  const counts = patched ? require('./zlib/inline-jobs').snapshot() : { inline: 0, pooled: {}, trims: 0 };
+  return { mode: inline ? 'inline' : 'pool', reason, cpus, ...counts };
 }
 
 // The native file path's counters, while it is patched in.

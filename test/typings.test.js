@@ -39,6 +39,9 @@ import * as fastpath from ${typesPath};
 const s: fastpath.FastpathStatus = fastpath.status();
 const on: boolean = s.active && s.native.loaded && s.native.features.messageBuilder;
 const why: string | null = s.native.reason;
+const codecJobs: 'inline' | 'pool' | undefined = s.zlib?.mode;
+const cpus: number | null | undefined = s.zlib?.cpus;
+void codecJobs; void cpus;
 const n = fastpath.native;
 if (n) { const buf = n.buildHttpMessage('HTTP/1.1 200 OK\\r\\n', ['A', 'b']); const store = new n.HeaderStore(); store.set('a', 'b'); void buf; }
 void on; void why; fastpath.install(); fastpath.uninstall();

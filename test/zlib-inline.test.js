@@ -11,7 +11,7 @@ const assert = require('node:assert');
 const crypto = require('crypto');
 const zlib = require('zlib');
 const { AsyncLocalStorage } = require('async_hooks');
-// Opt-in (lib/index.js: resident memory).
+// Inline in this process whatever its CPUs (unset: one CPU only, lib/zlib/mode.js).
 process.env.HTTP_FASTPATH_ZLIB = '1';
 const fastpath = require('..');
 
@@ -149,25 +149,94 @@ test('the callback API (zlib.gzip, brotliCompress) gives stock\'s results', { sk
   }
 });
 
-test('large jobs stay on the threadpool; without HTTP_FASTPATH_ZLIB=1 zlib is left alone', { skip }, () => {
+// A process that loads HTTP and zlib, compresses 100 B then 1 MiB, and
+// prints status().zlib; `cpu` pins it to one CPU (taskset).
+function zlibStatusOf(env, { cpu } = {}) {
   const { spawnSync } = require('child_process');
   const root = require('path').join(__dirname, '..');
-  // zlib is patched in a process that loads HTTP, as everything else.
-  const probe = (env) => spawnSync(process.execPath, ['-r', root, '-e', `
+  const argv = [process.execPath, '-r', root, '-e', `
     require('http');
     const zlib = require('zlib');
     const s = zlib.createGzip();
-    s.on('data', () => {}).on('end', () => setTimeout(() => console.log(JSON.stringify({ zlib: require(${JSON.stringify(root)}).status().zlib ?? null })), 300));
+    s.on('data', () => {}).on('end', () => setTimeout(() => console.log(JSON.stringify({
+      zlib: require(${JSON.stringify(root)}).status().zlib ?? null, cpus: require('os').availableParallelism(),
+    })), 300));
     s.write(Buffer.alloc(100, 97));
     s.end(Buffer.alloc(1 << 20, 98));
-  `], { env: { ...process.env, ...env }, encoding: 'utf8' });
-  const on = probe({ HTTP_FASTPATH_ZLIB: '1', HTTP_FASTPATH_ZLIB_TRIM_MS: '50' });
-  assert.strictEqual(on.status, 0, on.stderr);
-  const counts = JSON.parse(on.stdout).zlib;
-  assert.ok(counts.inline >= 1 && counts.pooled.large >= 1, JSON.stringify(counts));
+  `];
+  const [file, ...args] = cpu === undefined ? argv : ['taskset', '-c', String(cpu), ...argv];
+  const child = spawnSync(file, args, { env: { ...process.env, HTTP_FASTPATH_ZLIB: '', ...env }, encoding: 'utf8' });
+  assert.strictEqual(child.status, 0, child.stderr);
+  return JSON.parse(child.stdout);
+}
+
+const hasTaskset = require('child_process').spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+
+test('HTTP_FASTPATH_ZLIB=1: small jobs inline, large ones on the threadpool, memory given back', { skip }, () => {
+  const { zlib: z } = zlibStatusOf({ HTTP_FASTPATH_ZLIB: '1', HTTP_FASTPATH_ZLIB_TRIM_MS: '50' });
+  assert.strictEqual(z.mode, 'inline');
+  assert.strictEqual(z.reason, 'HTTP_FASTPATH_ZLIB=1');
+  assert.ok(z.inline >= 1 && z.pooled.large >= 1, JSON.stringify(z));
   // The memory kept by inline jobs was given back once they stopped.
-  assert.ok(counts.trims >= 1, JSON.stringify(counts));
-  const off = probe({ HTTP_FASTPATH_ZLIB: '0' });
-  assert.deepStrictEqual(JSON.parse(off.stdout), { zlib: null });
-  assert.deepStrictEqual(JSON.parse(probe({ HTTP_FASTPATH_ZLIB: '' }).stdout), { zlib: null });
+  assert.ok(z.trims >= 1, JSON.stringify(z));
+});
+
+test('HTTP_FASTPATH_ZLIB=0 leaves zlib alone, and says so', () => {
+  const { zlib: z } = zlibStatusOf({ HTTP_FASTPATH_ZLIB: '0' });
+  assert.deepStrictEqual(z, { mode: 'pool', reason: 'HTTP_FASTPATH_ZLIB=0', cpus: null, inline: 0, pooled: {}, trims: 0 });
+});
+
+test('unset: small jobs inline with one CPU, on the threadpool with spare cores', { skip }, (t) => {
+  const unpinned = zlibStatusOf({});
+  const cgroup = require('../lib/zlib/mode').cgroupCpus();
+  const oneCpu = Math.min(unpinned.cpus, cgroup) <= 1;
+  assert.strictEqual(unpinned.zlib.mode, oneCpu ? 'inline' : 'pool', JSON.stringify(unpinned));
+  assert.strictEqual(unpinned.zlib.inline > 0, oneCpu, JSON.stringify(unpinned));
+  if (!oneCpu) assert.deepStrictEqual(unpinned.zlib.pooled, {});
+  if (!hasTaskset) return t.skip('no taskset to pin a process to one CPU');
+  const pinned = zlibStatusOf({}, { cpu: 0 });
+  assert.strictEqual(pinned.cpus, 1);
+  assert.deepStrictEqual([pinned.zlib.mode, pinned.zlib.reason, pinned.zlib.cpus], ['inline', 'one CPU', 1]);
+  assert.ok(pinned.zlib.inline >= 1 && pinned.zlib.pooled.large >= 1, JSON.stringify(pinned.zlib));
+});
+
+test('status().zlib is absent until the app loads zlib', () => {
+  const { spawnSync } = require('child_process');
+  const root = require('path').join(__dirname, '..');
+  const child = spawnSync(process.execPath, ['-r', root, '-e', `require('http'); console.log(JSON.stringify(require(${JSON.stringify(root)}).status().zlib ?? null))`], { encoding: 'utf8' });
+  assert.strictEqual(child.stdout.trim(), 'null', child.stderr);
+});
+
+test('the CPU count comes from the affinity and the tightest cgroup quota (v2 path, v1 cpu controller)', () => {
+  const fs = require('fs');
+  const os = require('os');
+  const path = require('path');
+  const { cgroupCpus, decide } = require('../lib/zlib/mode');
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fastpath-cgroup-'));
+  const put = (file, text) => {
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    fs.writeFileSync(path.join(root, file), text);
+  };
+  try {
+    put('cpu.max', 'max 100000\n');
+    put('app.slice/cpu.max', '400000 100000\n');
+    put('app.slice/web.service/cpu.max', '50000 100000\n');
+    assert.strictEqual(cgroupCpus(root, '0::/app.slice/web.service\n'), 0.5);
+    assert.strictEqual(cgroupCpus(root, '0::/app.slice\n'), 4);
+    assert.strictEqual(cgroupCpus(root, '0::/\n'), Infinity);
+    put('cpu/docker/abc/cpu.cfs_quota_us', '100000\n');
+    put('cpu/docker/abc/cpu.cfs_period_us', '100000\n');
+    put('cpu/cpu.cfs_quota_us', '-1\n');
+    put('cpu/cpu.cfs_period_us', '100000\n');
+    assert.strictEqual(cgroupCpus(root, '4:memory:/docker/abc\n2:cpu,cpuacct:/docker/abc\n0::/\n'), 1);
+    assert.strictEqual(cgroupCpus(root, '2:cpu,cpuacct:/\n'), Infinity);
+    assert.strictEqual(cgroupCpus(root, ''), Infinity);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+  assert.deepStrictEqual(decide({}, () => 1), { inline: true, reason: 'one CPU', cpus: 1 });
+  assert.deepStrictEqual(decide({}, () => 0.5), { inline: true, reason: 'one CPU', cpus: 0.5 });
+  assert.strictEqual(decide({}, () => 2).inline, false);
+  assert.strictEqual(decide({ HTTP_FASTPATH_ZLIB: '1' }, () => 8).inline, true);
+  assert.strictEqual(decide({ HTTP_FASTPATH_ZLIB: '0' }, () => 1).inline, false);
 });

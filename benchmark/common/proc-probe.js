@@ -4,6 +4,10 @@
 // the loop thread's own CPU (its tid is the pid), resident memory, and the
 // event loop's delay (p99 in ms: how long a timer waited, as other requests
 // wait). start() takes a snapshot; its stop(requests) gives the figures.
+// Resident memory is sampled every 100 ms while the load runs: a figure
+// read at stop() comes after the clients have gone (a WebSocket server has
+// freed its connections' codecs by then), so the mean and peak of the
+// samples after the first third (the warm-up) are what is reported.
 const fs = require('fs');
 const { monitorEventLoopDelay } = require('perf_hooks');
 
@@ -36,10 +40,18 @@ function snapshot() {
 function start() {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
+  const samples = [];
+  const sampler = setInterval(() => samples.push([process.memoryUsage.rss(), process.memoryUsage().heapTotal]), 100);
+  sampler.unref();
   const before = snapshot();
   return function stop(requests) {
     const after = snapshot();
     delay.disable();
+    clearInterval(sampler);
+    const loaded = samples.slice(Math.floor(samples.length / 3));
+    if (loaded.length === 0) loaded.push([process.memoryUsage.rss(), process.memoryUsage().heapTotal]);
+    const mib = (bytes) => bytes / (1 << 20);
+    const mean = (i) => mib(loaded.reduce((sum, sample) => sum + sample[i], 0) / loaded.length);
     let minflt = 0;
     let ctx = 0;
     for (const [tid, s] of after.threads) {
@@ -51,9 +63,11 @@ function start() {
       loopCpuUsPerReq: (after.loopCpuUs - before.loopCpuUs) / requests,
       faultsPerReq: minflt / requests,
       ctxPerReq: ctx / requests,
-      rssMiB: process.memoryUsage.rss() / (1 << 20),
-      // What is not V8's heap: malloc (codec state), code, stacks.
-      offHeapMiB: (process.memoryUsage.rss() - process.memoryUsage().heapTotal) / (1 << 20),
+      rssMiB: mean(0),
+      rssPeakMiB: mib(Math.max(...loaded.map((sample) => sample[0]))),
+      // V8's heap, and what is not: malloc (codec state), code, stacks.
+      heapTotalMiB: mean(1),
+      offHeapMiB: mean(0) - mean(1),
       loopDelayP99Ms: delay.percentile(99) / 1e6,
     };
   };

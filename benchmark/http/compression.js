@@ -2,7 +2,8 @@
 // A compressed JSON response from an Express stack as deployed: helmet, cors,
 // compression, morgan (to a file) and express.json() in front of a route
 // answering `size` of JSON; the client asks for `enc` (br: compression picks
-// brotli from 'gzip, deflate, br'). Besides req/s and CPU per request, the
+// brotli from 'gzip, deflate, br'). framework=fastify: @fastify/compress,
+// registered (awaited) before the route; framework=koa: koa-compress. Besides req/s and CPU per request, the
 // result has the loop thread's CPU, minor faults and context switches per
 // request, the resident memory at the end and the event loop's delay p99
 // (common/proc-probe.js); the 1 MiB body is the large job that must stay on
@@ -13,7 +14,9 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
-const bench = common.createBenchmark(main, { size: [2048, 20480, 1 << 20], enc: ['br', 'gzip'], c: [50] });
+const bench = common.createBenchmark(main, {
+  framework: ['express', 'fastify', 'koa'], size: [2048, 20480, 1 << 20], enc: ['br', 'gzip'], c: [50],
+});
 
 function jsonOf(bytes) {
   const items = [];
@@ -25,7 +28,37 @@ function jsonOf(bytes) {
   return items;
 }
 
-function main({ size, enc, c }) {
+function load(server, enc, c, done) {
+  const headers = { 'Accept-Encoding': enc === 'br' ? 'gzip, deflate, br' : 'gzip' };
+  bench.http({ port: server.address().port, path: '/items', connections: c, headers, probe: probe.start }, done);
+}
+
+async function fastify({ size, enc, c }) {
+  const app = require('fastify')();
+  await app.register(require('@fastify/compress'));
+  const body = jsonOf(size);
+  app.get('/items', () => body);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  load(app.server, enc, c, () => app.close());
+}
+
+function koa({ size, enc, c }) {
+  const Koa = require('koa');
+  const app = new Koa();
+  app.silent = true; // wrk's connections close mid-response when it stops
+  app.use(require('koa-compress')());
+  const body = jsonOf(size);
+  app.use((ctx) => { if (ctx.path === '/items') ctx.body = body; });
+  const server = app.listen(0, '127.0.0.1', () => load(server, enc, c, () => server.close()));
+}
+
+function main(conf) {
+  if (conf.framework === 'fastify') return fastify(conf);
+  if (conf.framework === 'koa') return koa(conf);
+  return express(conf);
+}
+
+function express({ size, enc, c }) {
   const express = require('express');
   const app = express();
   const log = fs.createWriteStream(path.join(os.tmpdir(), `http-fastpath-bench-morgan-${process.pid}.log`));
@@ -36,11 +69,9 @@ function main({ size, enc, c }) {
   app.use(express.json());
   const body = jsonOf(size);
   app.get('/items', (req, res) => res.json(body));
-  const server = app.listen(0, '127.0.0.1', () => {
-    const headers = { 'Accept-Encoding': enc === 'br' ? 'gzip, deflate, br' : 'gzip' };
-    bench.http({ port: server.address().port, path: '/items', connections: c, headers, probe: probe.start }, () => {
-      server.close();
-      log.end(() => fs.rmSync(log.path, { force: true }));
-    });
-  });
+  // morgan logs a response when its connection closes: end the log after the last one.
+  const server = app.listen(0, '127.0.0.1', () => load(server, enc, c, () => {
+    server.close(() => log.end(() => fs.rmSync(log.path, { force: true })));
+    server.closeAllConnections();
+  }));
 }

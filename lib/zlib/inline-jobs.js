@@ -78,6 +78,14 @@ function makeInit(originalInit) {
   };
 }
 
+// The error writeSync reported through onerror during the current inline
+// job (writeSync runs the codec synchronously, one job at a time), or null.
+let failure = null;
+function captureError(message, errno, code) {
+  failure = [message, errno, code];
+}
+const NO_ARGS = Object.freeze([]);
+
 function makeWrite(originalWrite, native) {
   let addon; // the addon, asked at the first small job
   let ready; // whether completions can be delivered
@@ -105,10 +113,8 @@ function makeWrite(originalWrite, native) {
     // An error is reported through handle.onerror, synchronously by
     // writeSync: keep it for the completion's turn, as the pool would.
     const onerror = this.onerror;
-    let failure = null;
-    this.onerror = function captureError(message, errno, code) {
-      failure = [message, errno, code];
-    };
+    failure = null;
+    this.onerror = captureError;
     try {
       this.writeSync(flush, input, inOff, inLen, out, outOff, outLen);
     } finally {
@@ -118,7 +124,7 @@ function makeWrite(originalWrite, native) {
     // Codec state freed here stays in the loop thread's arena: given back
     // once a second while jobs run inline (lib/setup/allocator.js).
     allocator.trimSoon(addon);
-    if (failure === null) nextPoll.deliver(this[kResource], completion, this, []);
+    if (failure === null) nextPoll.deliver(this[kResource], completion, this, NO_ARGS);
     else nextPoll.deliver(this[kResource], onerror, this, failure);
   };
 }
