@@ -137,9 +137,10 @@ class Benchmark {
     }
     if (hasCommand('wrk') && method === 'GET') {
       runLoad(['wrk', '-t1', `-c${connections}`, `-d${duration}s`, ...headerArgs, url], (code, out) => {
-        const m = /(\d+) requests in ([\d.]+)(m?s), ([\d.]+)([KMGT]?)B read/.exec(out);
+        // wrk's time unit is ms, s or (from a minute) m.
+        const m = /(\d+) requests in ([\d.]+)(ms|s|m), ([\d.]+)([KMGT]?)B read/.exec(out);
         if (!m) throw new Error(`could not parse wrk output:\n${out}`);
-        const seconds = Number(m[2]) / (m[3] === 'ms' ? 1000 : 1);
+        const seconds = Number(m[2]) * { ms: 0.001, s: 1, m: 60 }[m[3]];
         // wrk prints 1024-based units with two decimals.
         const bytes = Number(m[4]) * 1024 ** ' KMGT'.indexOf(m[5] || ' ');
         finish(Number(m[1]), seconds, 'wrk', bytes);

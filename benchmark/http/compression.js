@@ -3,7 +3,10 @@
 // compression, morgan (to a file) and express.json() in front of a route
 // answering `size` of JSON; the client asks for `enc` (br: compression picks
 // brotli from 'gzip, deflate, br'). framework=fastify: @fastify/compress,
-// registered (awaited) before the route; framework=koa: koa-compress. Besides req/s and CPU per request, the
+// registered (awaited) before the route; framework=koa: koa-compress;
+// framework=floor: the floor, a bare http server answering each request with
+// zlib.*Sync of the same JSON at the middlewares' settings (brotli quality 4,
+// gzip level 6). Besides req/s and CPU per request, the
 // result has the loop thread's CPU, minor faults and context switches per
 // request, the resident memory at the end and the event loop's delay p99
 // (common/proc-probe.js); the 1 MiB body is the large job that must stay on
@@ -15,7 +18,7 @@ const os = require('os');
 const path = require('path');
 
 const bench = common.createBenchmark(main, {
-  framework: ['express', 'fastify', 'koa'], size: [2048, 20480, 1 << 20], enc: ['br', 'gzip'], c: [50],
+  framework: ['express', 'fastify', 'koa', 'floor'], size: [2048, 20480, 1 << 20], enc: ['br', 'gzip'], c: [50],
 });
 
 function jsonOf(bytes) {
@@ -52,7 +55,22 @@ function koa({ size, enc, c }) {
   const server = app.listen(0, '127.0.0.1', () => load(server, enc, c, () => server.close()));
 }
 
+function floor({ size, enc, c }) {
+  const zlib = require('zlib');
+  const body = jsonOf(size);
+  const compress = enc === 'br' ?
+    (text) => zlib.brotliCompressSync(text, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } }) :
+    (text) => zlib.gzipSync(text);
+  const server = require('http').createServer((req, res) => {
+    const out = compress(JSON.stringify(body));
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Encoding': enc, 'Content-Length': out.length });
+    res.end(out);
+  });
+  server.listen(0, '127.0.0.1', () => load(server, enc, c, () => server.close()));
+}
+
 function main(conf) {
+  if (conf.framework === 'floor') return floor(conf);
   if (conf.framework === 'fastify') return fastify(conf);
   if (conf.framework === 'koa') return koa(conf);
   return express(conf);
