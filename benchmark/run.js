@@ -81,6 +81,15 @@ if (args['dry-run']) {
       console.log(`${file} ${config} --dry-run: ok`);
     }
   }
+  // Compressed responses, one second of each server, and the ws echo, preloaded.
+  for (const [file, config] of [
+    ...['express', 'koa', 'fastify', 'floor'].map((f) => ['http/compression.js', [`framework=${f}`, 'size=2048', 'enc=br']]),
+    ['ws-echo.js', ['clients=10']],
+  ]) {
+    const z = spawnSync(process.execPath, ['-r', runner.root, path.join(__dirname, file), ...config, 'duration=1'], { encoding: 'utf8', env: { ...process.env, BENCH_CHILD: '1' } });
+    if (z.status !== 0 || !/#json .*"rssMiB"/.test(z.stdout)) throw new Error(`${file}: ${z.stdout}${z.stderr}`);
+    console.log(`${file} ${config.join(' ')} --dry-run: ok`);
+  }
   console.log('benchmark dry run: ok');
 } else {
   const versions = args.all ? VERSIONS : [process.versions.node];
