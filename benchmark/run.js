@@ -73,23 +73,22 @@ if (args['dry-run']) {
   const fileRows = files.stdout.split('\n').filter((l) => l.startsWith('| v'));
   if (files.status !== 0 || fileRows.length !== 4) throw new Error(`files.js: ${files.stdout}${files.stderr}`);
   console.log(`files.js --dry-run: ok (${fileRows.length} rows)`);
-  // HTTP/2, when h2load is installed: one second of the compat JSON route.
-  if (spawnSync('sh', ['-c', 'command -v h2load']).status === 0) {
-    for (const [file, config] of [['http2/compat.js', 'api=compat'], ['http2/frameworks.js', 'framework=fastify']]) {
-      const h2 = spawnSync(process.execPath, ['-r', runner.root, path.join(__dirname, file), config, 'duration=1'], { encoding: 'utf8', env: { ...process.env, BENCH_CHILD: '1' } });
-      if (h2.status !== 0 || !/: \d/.test(h2.stdout)) throw new Error(`${file}: ${h2.stdout}${h2.stderr}`);
-      console.log(`${file} ${config} --dry-run: ok`);
-    }
-  }
-  // Compressed responses, one second of each server, and the ws echo, preloaded.
-  for (const [file, config] of [
-    ...['express', 'koa', 'fastify', 'floor'].map((f) => ['http/compression.js', [`framework=${f}`, 'size=2048', 'enc=br']]),
-    ['ws-echo.js', ['clients=10']],
-  ]) {
-    const z = spawnSync(process.execPath, ['-r', runner.root, path.join(__dirname, file), ...config, 'duration=1'], { encoding: 'utf8', env: { ...process.env, BENCH_CHILD: '1' } });
-    if (z.status !== 0 || !/#json .*"rssMiB"/.test(z.stdout)) throw new Error(`${file}: ${z.stdout}${z.stderr}`);
+  // One second of a benchmark file, preloaded; `ok` tests its stdout.
+  const dryRunOf = (file, config, ok) => {
+    const r = spawnSync(process.execPath, ['-r', runner.root, path.join(__dirname, file), ...config, 'duration=1'], { encoding: 'utf8', env: { ...process.env, BENCH_CHILD: '1' } });
+    if (r.status !== 0 || !ok.test(r.stdout)) throw new Error(`${file}: ${r.stdout}${r.stderr}`);
     console.log(`${file} ${config.join(' ')} --dry-run: ok`);
+  };
+  // HTTP/2, when h2load is installed: the compat JSON route, Fastify with http2.
+  if (spawnSync('sh', ['-c', 'command -v h2load']).status === 0) {
+    dryRunOf('http2/compat.js', ['api=compat'], /: \d/);
+    dryRunOf('http2/frameworks.js', ['framework=fastify'], /: \d/);
   }
+  // Compressed responses from each server, and the ws echo, with proc-probe's figures.
+  for (const framework of ['express', 'koa', 'fastify', 'floor']) {
+    dryRunOf('http/compression.js', [`framework=${framework}`, 'size=2048', 'enc=br'], /#json .*"rssMiB"/);
+  }
+  dryRunOf('ws-echo.js', ['clients=10'], /#json .*"rssMiB"/);
   console.log('benchmark dry run: ok');
 } else {
   const versions = args.all ? VERSIONS : [process.versions.node];

@@ -41,17 +41,23 @@ function start() {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
   const samples = [];
-  const sampler = setInterval(() => samples.push([process.memoryUsage.rss(), process.memoryUsage().heapTotal]), 100);
+  const sample = () => {
+    const { rss, heapTotal } = process.memoryUsage();
+    samples.push({ rss, heapTotal });
+  };
+  const sampler = setInterval(sample, 100);
   sampler.unref();
   const before = snapshot();
   return function stop(requests) {
     const after = snapshot();
     delay.disable();
     clearInterval(sampler);
+    if (samples.length === 0) sample();
     const loaded = samples.slice(Math.floor(samples.length / 3));
-    if (loaded.length === 0) loaded.push([process.memoryUsage.rss(), process.memoryUsage().heapTotal]);
     const mib = (bytes) => bytes / (1 << 20);
-    const mean = (i) => mib(loaded.reduce((sum, sample) => sum + sample[i], 0) / loaded.length);
+    const meanOf = (field) => mib(loaded.reduce((sum, m) => sum + m[field], 0) / loaded.length);
+    const rss = meanOf('rss');
+    const heapTotal = meanOf('heapTotal');
     let minflt = 0;
     let ctx = 0;
     for (const [tid, s] of after.threads) {
@@ -63,11 +69,11 @@ function start() {
       loopCpuUsPerReq: (after.loopCpuUs - before.loopCpuUs) / requests,
       faultsPerReq: minflt / requests,
       ctxPerReq: ctx / requests,
-      rssMiB: mean(0),
-      rssPeakMiB: mib(Math.max(...loaded.map((sample) => sample[0]))),
+      rssMiB: rss,
+      rssPeakMiB: mib(Math.max(...loaded.map((m) => m.rss))),
       // V8's heap, and what is not: malloc (codec state), code, stacks.
-      heapTotalMiB: mean(1),
-      offHeapMiB: mean(0) - mean(1),
+      heapTotalMiB: heapTotal,
+      offHeapMiB: rss - heapTotal,
       loopDelayP99Ms: delay.percentile(99) / 1e6,
     };
   };

@@ -8,8 +8,8 @@
 // zlib.*Sync of the same JSON at the middlewares' settings (brotli quality 4,
 // gzip level 6). Besides req/s and CPU per request, the
 // result has the loop thread's CPU, minor faults and context switches per
-// request, the resident memory at the end and the event loop's delay p99
-// (common/proc-probe.js); the 1 MiB body is the large job that must stay on
+// request, the resident memory during the load and the event loop's delay
+// p99 (common/proc-probe.js); the 1 MiB body is the large job that must stay on
 // the threadpool.
 const common = require('../common/bench');
 const probe = require('../common/proc-probe');
