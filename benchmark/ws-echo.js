@@ -30,14 +30,14 @@ if (process.env.WS_ECHO_CLIENT) {
   const period = rate > 0 ? (clients * 1000) / rate : 0; // ms between one client's sends
   for (let i = 0; i < clients; i++) {
     const ws = new WebSocket(`ws://127.0.0.1:${process.env.WS_ECHO_CLIENT}`, { perMessageDeflate: true });
-    let due = 0;
-    const send = () => { due = Math.max(Date.now(), due + period); ws.send(message); };
-    ws.on('open', () => { open++; due = Date.now() + (period * i) / clients; setTimeout(send, due - Date.now()); });
+    let next = 0; // when this client's next message is due (with `rate`)
+    const send = () => { ws.send(message); next = Math.max(Date.now(), next) + period; };
+    ws.on('open', () => { open++; next = Date.now() + (period * i) / clients; setTimeout(send, next - Date.now()); });
     ws.on('message', () => {
       echoed++;
       if (Date.now() >= end) ws.close();
       else if (period === 0) send();
-      else setTimeout(send, due + period - Date.now());
+      else setTimeout(send, next - Date.now());
     });
     ws.on('close', () => { if (--open === 0) { process.stdout.write(JSON.stringify({ echoed }) + '\n'); } });
   }
