@@ -151,13 +151,16 @@ function install(how = 'install()', server = undefined) {
   state.patches = patch.plan(state.adapter, options);
   patch.apply(state.patches);
   state.installed = true;
+  // Patches planned later, when the app loads a module: applied, and undone by uninstall().
+  const applyMore = (more) => {
+    patch.apply(more);
+    state.patches.push(...more);
+  };
   // HTTP/2's compat response is patched when (if) the app loads http2.
   state.disarmHttp2 = onRequire(['http2'], () => {
     state.disarmHttp2 = null;
     if (!state.installed) return;
-    const more = patch.planHttp2(state.adapter, { ...options, http2Counters: state.http2Counters });
-    patch.apply(more);
-    state.patches.push(...more);
+    applyMore(patch.planHttp2(state.adapter, { ...options, http2Counters: state.http2Counters }));
   });
   // Codec jobs: decided, and patched where small ones run inline, when (if)
   // the app loads zlib (lib/zlib/mode.js).
@@ -166,9 +169,7 @@ function install(how = 'install()', server = undefined) {
     if (!state.installed) return;
     state.zlibMode = require('./zlib/mode').decide();
     if (!state.zlibMode.inline) return;
-    const more = require('./zlib/inline-jobs').planInlineJobs(require('zlib'), () => native().addon);
-    patch.apply(more);
-    state.patches.push(...more);
+    applyMore(require('./zlib/inline-jobs').planInlineJobs(require('zlib'), () => native().addon));
   });
   state.activatedBy = how;
   state.disabledReason = null;
