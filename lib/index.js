@@ -93,6 +93,27 @@ function whenHttpLoads(onHttp) {
   return disarm;
 }
 
+// Express's lib/utils.js, as its lib/application.js loads it: before
+// lib/response.js takes setCharset from it by value
+// (lib/frameworks/express-helpers.js). Stays armed: an app may load several
+// copies of Express; what it costs another require() is one comparison.
+const APPLICATION_FILES = ['/lib/application.js', '\\lib\\application.js'];
+function watchExpressLoads(onUtils) {
+  const originalLoad = Module._load;
+  function _load(request, parent) {
+    const exports = Reflect.apply(originalLoad, this, arguments);
+    if (request === './utils' && typeof parent?.filename === 'string') {
+      const suffix = APPLICATION_FILES.find((s) => parent.filename.endsWith(s));
+      if (suffix !== undefined) onUtils(exports, parent.filename.slice(0, -suffix.length));
+    }
+    return exports;
+  }
+  Module._load = _load;
+  return () => {
+    if (Module._load === _load) Module._load = originalLoad;
+  };
+}
+
 // --- State and API -------------------------------------------------------
 
 const SUPPORTED = [20, 22, 24, 26];
@@ -102,7 +123,7 @@ const MAJOR = Number(process.versions.node.split('.')[0]);
 const STATE = Symbol.for('http-fastpath.state');
 const state = globalThis[STATE] ??= {
   installed: false, patches: null, adapter: undefined, armed: false, disarm: null, disarmHttp2: null, disarmZlib: null, activatedBy: null,
-  native: undefined, fileSender: undefined, disabledReason: null, warned: false, zlibMode: undefined,
+  native: undefined, fileSender: undefined, disabledReason: null, warned: false, zlibMode: undefined, disarmExpress: null,
   http2Counters: { lateTrailers: 0, stockReason: null },
 };
 
@@ -138,6 +159,17 @@ function prepare() {
   return state.adapter !== null;
 }
 
+// Loaded when the app loads Express, not before.
+const HELPERS = require.resolve('./frameworks/express-helpers');
+const expressHelpersLoaded = () => require.cache[HELPERS] !== undefined;
+const expressHelpers = () => require(HELPERS);
+
+// Arms the Express load hook unless Express is to stay stock.
+function armExpress() {
+  if (state.disarmExpress !== null || process.env.HTTP_FASTPATH_EXPRESS === '0' || refusal() !== null) return;
+  state.disarmExpress = watchExpressLoads((utils, dir) => expressHelpers().adopt(utils, dir));
+}
+
 function install(how = 'install()', server = undefined) {
   if (state.installed) return true;
   if (state.disarm !== null) {
@@ -151,6 +183,8 @@ function install(how = 'install()', server = undefined) {
   state.patches = patch.plan(state.adapter, options);
   patch.apply(state.patches);
   state.installed = true;
+  armExpress();
+  if (state.disarmExpress !== null && expressHelpersLoaded()) expressHelpers().applyAll();
   // Patches planned later, when the app loads a module: applied, and undone by uninstall().
   const applyMore = (more) => {
     patch.apply(more);
@@ -179,13 +213,14 @@ function install(how = 'install()', server = undefined) {
 }
 
 function uninstall() {
-  for (const key of ['disarm', 'disarmHttp2', 'disarmZlib']) {
+  for (const key of ['disarm', 'disarmHttp2', 'disarmZlib', 'disarmExpress']) {
     if (state[key] !== null) {
       state[key]();
       state[key] = null;
     }
   }
   if (!state.installed) return false;
+  if (expressHelpersLoaded()) expressHelpers().revertAll();
   require('./setup/patch').revert(state.patches);
   state.patches = null;
   state.installed = false;
@@ -224,6 +259,14 @@ function zlibCounts() {
 function fileCounts() {
   const patched = state.installed && state.patches.some((p) => p.owner === 'fs.ReadStream');
   return patched ? require('./file/read-stream-pipe').snapshot() : undefined;
+}
+
+// The binding's counters (while installed) and, once Express was loaded,
+// which of its helpers are accelerated per copy and which copies stay stock.
+function expressStatus() {
+  const binding = expressBinder()?.snapshot();
+  if (binding === undefined || !expressHelpersLoaded()) return binding;
+  return { ...binding, helpers: expressHelpers().snapshot() };
 }
 
 function expressBinder() {
@@ -277,7 +320,7 @@ function status() {
     disabledReason: state.disabledReason,
     patched: state.installed ? state.patches.map((p) => `${p.owner}.prototype.${p.label ?? p.name}`) : [],
     http2: { ...state.http2Counters },
-    frameworks: { express: expressBinder()?.snapshot() },
+    frameworks: { express: expressStatus() },
     files: fileCounts(),
     zlib: zlibCounts(),
     allocator: require('./setup/allocator').snapshot(),
@@ -293,6 +336,7 @@ if (!state.armed) {
   if (refusal() !== null) {
     prepare();
   } else {
+    armExpress();
     let fired = false;
     const disarm = whenHttpLoads((how, server) => {
       fired = true;

@@ -22,6 +22,16 @@ function hasCommand(cmd) {
   return spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 }
 
+// A wrk Lua script that sends `body` with `method`, in a file removed at exit.
+function wrkScript(method, body) {
+  const fs = require('fs');
+  const os = require('os');
+  const file = path.join(os.tmpdir(), `http-fastpath-bench-${process.pid}.lua`);
+  fs.writeFileSync(file, `wrk.method = ${JSON.stringify(method)}\nwrk.body = ${JSON.stringify(body)}\n`);
+  process.on('exit', () => fs.rmSync(file, { force: true }));
+  return file;
+}
+
 function combinations(grid) {
   let out = [{}];
   for (const [key, values] of Object.entries(grid)) {
@@ -80,8 +90,9 @@ class Benchmark {
   // reports requests/s plus the server's CPU time per request.
   // `headers`: extra request headers; `probe`: a proc-probe start() whose
   // figures join the result; `client: 'h2load'` speaks HTTP/2 (`streams`
-  // per connection, `tls` for h2 over TLS).
-  http({ port, path: urlPath = '/', connections = 50, duration = this.duration, method = 'GET', client = 'wrk', headers = {}, probe, streams = 1, tls = false }, done) {
+  // per connection, `tls` for h2 over TLS); `body` (a string) is sent with
+  // each request (wrk through a Lua script).
+  http({ port, path: urlPath = '/', connections = 50, duration = this.duration, method = 'GET', client = 'wrk', headers = {}, probe, streams = 1, tls = false, body }, done) {
     const url = `http://127.0.0.1:${port}${urlPath}`;
     const stopProbe = probe ? probe() : null;
     const cpuStart = process.cpuUsage();
@@ -135,8 +146,9 @@ class Benchmark {
       });
       return;
     }
-    if (hasCommand('wrk') && method === 'GET') {
-      runLoad(['wrk', '-t1', `-c${connections}`, `-d${duration}s`, ...headerArgs, url], (code, out) => {
+    if (hasCommand('wrk') && (method === 'GET' || body !== undefined)) {
+      const script = body === undefined ? [] : ['-s', wrkScript(method, body)];
+      runLoad(['wrk', '-t1', `-c${connections}`, `-d${duration}s`, ...headerArgs, ...script, url], (code, out) => {
         // wrk's time unit is ms, s or (from a minute) m.
         const m = /(\d+) requests in ([\d.]+)(ms|s|m), ([\d.]+)([KMGT]?)B read/.exec(out);
         if (!m) throw new Error(`could not parse wrk output:\n${out}`);
@@ -148,7 +160,7 @@ class Benchmark {
       return;
     }
     const autocannon = require('autocannon');
-    autocannon({ url, connections, duration, method, headers }, (err, res) => {
+    autocannon({ url, connections, duration, method, headers, body }, (err, res) => {
       if (err) throw err;
       finish(res.requests.total, duration, 'autocannon', res.throughput.total);
     });

@@ -5,7 +5,7 @@
 // literal, have no inherited or enumerable extras, so Node's readers
 // (`for…in`, ObjectKeys, `headers[key]`) see the same thing.
 
-const { isPlainHeader } = require('./http-rules');
+const { isPlainValue, tokenKey, headerKey } = require('./http-rules');
 
 class OutgoingHeaders {}
 Object.setPrototypeOf(OutgoingHeaders.prototype, null);
@@ -30,17 +30,37 @@ function makeContainerCreator(adapter, original) {
 
 // setHeader with the common case inline: a valid token name and a string
 // (strictly valid) or number value is stored exactly as Node stores it;
-// everything else, errors included, goes through Node's own setHeader.
+// everything else, errors included, goes through Node's own setHeader. On
+// Node 26, whose store is its own fast-mode class, Node's setHeader creates
+// the store and the inline path starts with the second header.
 function makeSetHeader(adapter, original) {
   const { kOutHeaders } = adapter;
-  const slow = makeContainerCreator(adapter, original);
+  const ownStore = !adapter.hasFastHeaderContainer;
+  const slow = ownStore ? makeContainerCreator(adapter, original) : original;
   return function setHeader(name, value) {
-    if (this._header || !isPlainHeader(name, value)) return slow.call(this, name, value);
+    const key = typeof name === 'string' && !this._header ? tokenKey(name) : undefined;
+    if (key === undefined || !isPlainValue(value)) return slow.call(this, name, value);
     let headers = this[kOutHeaders];
-    if (headers === null) this[kOutHeaders] = headers = new OutgoingHeaders();
-    headers[name.toLowerCase()] = [name, value];
+    if (headers === null) {
+      if (!ownStore) return original.call(this, name, value);
+      this[kOutHeaders] = headers = new OutgoingHeaders();
+    }
+    headers[key] = [name, value];
     return this;
   };
 }
 
-module.exports = { OutgoingHeaders, makeContainerCreator, makeSetHeader };
+// Node's getHeader with the name's lowercase form kept (http-rules.js); a
+// name that is not a string gets Node's own error.
+function makeGetHeader(adapter, original) {
+  const { kOutHeaders } = adapter;
+  return function getHeader(name) {
+    if (typeof name !== 'string') return original.call(this, name);
+    const headers = this[kOutHeaders];
+    if (headers === null) return undefined;
+    const entry = headers[headerKey(name)];
+    return entry?.[1]; // entries are always arrays: Node 20's `entry && entry[1]` too
+  };
+}
+
+module.exports = { OutgoingHeaders, makeContainerCreator, makeSetHeader, makeGetHeader };

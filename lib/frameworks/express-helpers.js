@@ -1,0 +1,192 @@
+'use strict';
+// Express's response helpers recompute, on every response, strings that
+// depend only on a few inputs: `res.send` parses and re-formats the
+// Content-Type to set a charset it usually has already (utils.setCharset:
+// content-type's parse + format), `res.set`/`res.type` resolve a type
+// through mime-types' tables (Express 5), and the default ETag builds a
+// fresh sha1 Hash object per body. Here those results are computed once:
+//   - setCharset(type, 'utf-8'): kept by `type`;
+//   - mime-types' contentType(str) (Express 5 only): kept by `str`, and each
+//     kept result re-checked against the table entries it was read from;
+//   - the 'weak'/'strong' ETag generators: the same `W/"len-hash"` from the
+//     one-shot crypto.hash() instead of createHash().update().digest().
+// Express's own files are hooked at load (lib/index.js's watchExpressLoads
+// finds its lib/utils.js), before lib/response.js takes setCharset by value.
+// A version not listed in RECOGNISED stays stock.
+
+const fs = require('fs');
+const path = require('path');
+const Module = require('module');
+const crypto = require('crypto');
+const patch = require('../setup/patch');
+
+// Express lines (major, minor range) whose utils/response shape was read.
+const RECOGNISED = [[4, 17, 22], [5, 0, 3]];
+// mime-types lines whose contentType/lookup/charset internals were read.
+const MIME_TYPES = [[3, 0, 0]];
+
+// Each memo keeps at most this many inputs, then stops adding (what it kept
+// stays valid). An app sets a handful of distinct Content-Types; one that
+// builds them per request gets stock's cost plus one Map lookup.
+const MEMO_LIMIT = 256;
+
+function versionIn(version, ranges) {
+  const m = /^(\d+)\.(\d+)\.\d+$/.exec(version);
+  if (m === null) return false;
+  const major = +m[1];
+  const minor = +m[2];
+  return ranges.some(([M, lo, hi]) => major === M && minor >= lo && minor <= hi);
+}
+
+function readPackage(dir) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+// setCharset(type, charset) kept by `type` for Express's one charset. The
+// content-type module it calls is looked up per call in utils, so a hit also
+// checks that its parse/format are still the ones the result came from.
+function makeSetCharset(original, contentTypeModule) {
+  const { parse, format } = contentTypeModule;
+  const memo = new Map();
+  return function setCharset(type, charset) {
+    if (charset !== 'utf-8' || typeof type !== 'string') return original.apply(this, arguments);
+    const kept = memo.get(type);
+    if (kept !== undefined && contentTypeModule.parse === parse && contentTypeModule.format === format) return kept;
+    const result = original.call(this, type, charset); // throws for an invalid type: not kept
+    if (memo.size < MEMO_LIMIT && contentTypeModule.parse === parse && contentTypeModule.format === format) memo.set(type, result);
+    return result;
+  };
+}
+
+// The entity tag of Express's generators (the `etag` package's for a
+// Buffer): '"' + hex length + '-' + base64 sha1 cut to 27 characters + '"'.
+function makeETagGenerator(weak) {
+  const prefix = weak ? 'W/"' : '"';
+  return function generateETag(body, encoding) {
+    const buf = Buffer.isBuffer(body) ? body : Buffer.from(body, encoding);
+    return prefix + buf.length.toString(16) + '-' + crypto.hash('sha1', buf, 'base64').slice(0, 27) + '"';
+  };
+}
+
+// mime-types 3.0's contentType(str): lookup(str) for an extension, then
+// charset(type) when the type names none. A kept result is returned only
+// while what it was read from is unchanged: the module's lookup, charset and
+// types, the extension's entry in types, and mime-db's entry (and its
+// charset) for the type.
+const EXTRACT_TYPE = /^\s*([^;\s]*)(?:;|\s|$)/;
+function makeContentType(mime, db, original) {
+  const { lookup, charset, types } = mime;
+  const memo = new Map();
+  const unchanged = (k) => mime.lookup === lookup && mime.charset === charset && mime.types === types &&
+    (k.ext === null || types[k.ext] === k.type) &&
+    (k.dbKey === null || (db[k.dbKey] === k.entry && (k.entry === undefined || k.entry.charset === k.entryCharset)));
+  function keep(str, result) {
+    const ext = str.indexOf('/') === -1 ? path.extname('x.' + str).toLowerCase().slice(1) : null;
+    const type = ext === null ? str : types[ext];
+    let dbKey = null;
+    if (type.indexOf('charset') === -1) {
+      const m = EXTRACT_TYPE.exec(type);
+      if (m === null) return;
+      dbKey = m[1].toLowerCase();
+    }
+    const entry = dbKey === null ? undefined : db[dbKey];
+    memo.set(str, { result, ext, type, dbKey, entry, entryCharset: entry === undefined ? undefined : entry.charset });
+  }
+  return function contentType(str) {
+    const kept = memo.get(str);
+    if (kept !== undefined && unchanged(kept)) return kept.result;
+    const result = original.apply(this, arguments);
+    if (typeof str === 'string' && typeof result === 'string' && memo.size < MEMO_LIMIT) {
+      memo.delete(str);
+      if (mime.lookup === lookup && mime.charset === charset && mime.types === types) keep(str, result);
+    }
+    return result;
+  };
+}
+
+// --- Which copies of Express were seen, and what each has ---------------
+
+const copies = []; // { version, dir, accelerated, patches, applied }
+const stock = []; // { version, dir, reason }
+const seen = new WeakSet();
+
+// The plan for one copy of Express whose lib/utils.js exports `utils`.
+function planCopy(utils, dir, version, major) {
+  const requireHere = Module.createRequire(path.join(dir, 'lib', 'utils.js'));
+  const owner = `express@${version} lib/utils`;
+  const patches = [];
+  const accelerated = [];
+  if (typeof utils.setCharset === 'function') {
+    const contentTypeModule = requireHere('content-type');
+    if (typeof contentTypeModule.parse === 'function' && typeof contentTypeModule.format === 'function') {
+      patches.push({ target: utils, owner, name: 'setCharset', make: (orig) => makeSetCharset(orig, contentTypeModule) });
+      accelerated.push('setCharset');
+    }
+  }
+  if (typeof utils.etag === 'function' && typeof utils.wetag === 'function' && typeof crypto.hash === 'function') {
+    patches.push({ target: utils, owner, name: 'etag', make: () => makeETagGenerator(false) });
+    patches.push({ target: utils, owner, name: 'wetag', make: () => makeETagGenerator(true) });
+    accelerated.push('etag');
+  }
+  if (major === 5) {
+    const mimeFile = requireHere.resolve('mime-types');
+    const mimePkg = readPackage(path.dirname(mimeFile));
+    const mime = requireHere('mime-types');
+    if (mimePkg !== null && versionIn(mimePkg.version, MIME_TYPES) && typeof mime.contentType === 'function' &&
+        typeof mime.lookup === 'function' && typeof mime.charset === 'function' && mime.types !== null && typeof mime.types === 'object') {
+      const db = Module.createRequire(mimeFile)('mime-db');
+      patches.push({ target: mime, owner: `mime-types@${mimePkg.version}`, name: 'contentType', make: (orig) => makeContentType(mime, db, orig) });
+      accelerated.push('contentType');
+    }
+  }
+  return { patches, accelerated };
+}
+
+// Called, while the package is active, with the exports of a module loaded
+// as './utils' from Express's lib/application.js (`dir` is the package's
+// directory).
+function adopt(utils, dir) {
+  if (utils === null || typeof utils !== 'object' || seen.has(utils)) return;
+  seen.add(utils);
+  const pkg = readPackage(dir);
+  const version = pkg !== null && typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  if (pkg === null || pkg.name !== 'express' || !versionIn(version, RECOGNISED)) {
+    stock.push({ version, dir, reason: pkg?.name === 'express' ? 'unrecognised version' : 'not express' });
+    return;
+  }
+  const { patches, accelerated } = planCopy(utils, dir, version, +version.split('.')[0]);
+  const copy = { version, dir, accelerated, patches, applied: false };
+  copies.push(copy);
+  applyCopy(copy);
+}
+
+function applyCopy(copy) {
+  if (copy.applied) return;
+  patch.apply(copy.patches);
+  copy.applied = true;
+}
+
+function applyAll() {
+  for (const copy of copies) applyCopy(copy);
+}
+
+function revertAll() {
+  for (const copy of copies) {
+    if (!copy.applied) continue;
+    patch.revert(copy.patches);
+    copy.applied = false;
+  }
+}
+
+function snapshot() {
+  return {
+    copies: copies.map(({ version, dir, accelerated, applied }) => ({ version, dir, accelerated: applied ? [...accelerated] : [] })),
+    stock: stock.map((s) => ({ ...s })),
+  };
+}
+
+module.exports = { adopt, applyAll, revertAll, snapshot, makeSetCharset, makeETagGenerator, makeContentType, MEMO_LIMIT };

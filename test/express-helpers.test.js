@@ -1,0 +1,356 @@
+'use strict';
+// Express's response helpers computed once (lib/frameworks/express-helpers.js),
+// Express 4 and 5, against a stock copy of the same Express in the same
+// process: a second copy of each, with all its dependencies, loaded while the
+// package was uninstalled (so its lib/utils.js and mime-types are Node's and
+// npm's own). Each scenario runs its routes on the stock copy with the
+// package uninstalled and on the patched copy installed, and compares the
+// bytes on the wire, what the handlers read back (res.get, app settings) and
+// every error thrown, by name, code and message.
+
+process.noDeprecation = true; // Express 4's res.send(number) deprecation, expected on both sides
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const Module = require('module');
+const fastpath = require('..');
+const { rawRequest } = require('./helpers/raw-request');
+const { normaliseDates } = require('./helpers/differential');
+const helpers = require('../lib/frameworks/express-helpers');
+
+const NODE_MODULES = path.join(__dirname, '..', 'node_modules');
+
+// The modules a copy's handlers may change at run time, from its own tree.
+function partsOf(express) {
+  const dir = path.dirname(require.resolve(express === 'express4' ? 'express4/package.json' : 'express/package.json'));
+  const here = Module.createRequire(path.join(dir, 'lib', 'utils.js'));
+  const mimeTypes = here('mime-types');
+  return {
+    express: here(dir),
+    mimeTypes,
+    mimeDb: Module.createRequire(here.resolve('mime-types'))('mime-db'),
+    sendMime: here('send').mime,
+    utils: here('./utils'),
+    contentType: here('content-type'),
+  };
+}
+
+// The patched copies: loaded now, with the package armed.
+const PATCHED = { express4: partsOf('express4'), express5: partsOf('express') };
+
+// A stock copy: every module under node_modules loaded afresh while the
+// package is uninstalled, then taken out of the cache again.
+function loadStock(name) {
+  fastpath.uninstall();
+  const saved = new Map();
+  for (const key of Object.keys(require.cache)) {
+    if (key.startsWith(NODE_MODULES)) {
+      saved.set(key, require.cache[key]);
+      delete require.cache[key];
+    }
+  }
+  try {
+    return partsOf(name);
+  } finally {
+    for (const key of Object.keys(require.cache)) if (key.startsWith(NODE_MODULES)) delete require.cache[key];
+    for (const [key, mod] of saved) require.cache[key] = mod;
+    fastpath.install();
+  }
+}
+const STOCK = { express4: loadStock('express4'), express5: loadStock('express') };
+
+function describeError(err) {
+  return { name: err.name, code: err.code, message: err.message };
+}
+
+// Runs `scenario` on one copy; `log` collects what the handlers saw.
+async function runOnce(scenario, parts, patched) {
+  if (patched) fastpath.install(); else fastpath.uninstall();
+  const log = [];
+  const app = parts.express();
+  const attempt = (label, fn) => {
+    try {
+      log.push([label, fn()]);
+    } catch (err) {
+      log.push([label, 'threw', describeError(err)]);
+    }
+  };
+  scenario.routes(app, { ...parts, log, attempt });
+  app.use((err, req, res, next) => { // eslint-disable-line no-unused-vars
+    log.push(['error handler', describeError(err)]);
+    res.status(500).end('error');
+  });
+  const server = await new Promise((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+  const text = (await rawRequest(server.address().port, scenario.requests.join(''))).toString('latin1');
+  server.close();
+  server.closeAllConnections();
+  return { bytes: normaliseDates(text), log };
+}
+
+const get = (p, extra = '') => `GET ${p} HTTP/1.1\r\nHost: x\r\n${extra}\r\n`;
+const head = (p) => `HEAD ${p} HTTP/1.1\r\nHost: x\r\n\r\n`;
+
+// Records what res.get() returns for the headers these helpers set.
+function seen(res) {
+  return { type: res.get('Content-Type'), length: res.get('Content-Length'), etag: res.get('ETag') };
+}
+
+const BODIES = {
+  string: 'hello world',
+  unicode: 'héllo wörld ✓',
+  empty: '',
+  long: 'x'.repeat(1500),
+  buffer: Buffer.from('bytes'),
+  emptyBuffer: Buffer.alloc(0),
+  object: { a: 1, b: [true, null] },
+  number: 42,
+  null: null,
+};
+
+function sendRoutes(app, { log }) {
+  for (const [name, body] of Object.entries(BODIES)) {
+    app.get(`/send/${name}`, (req, res) => {
+      res.send(body);
+      log.push([name, seen(res)]);
+    });
+  }
+}
+const SEND_REQUESTS = Object.keys(BODIES).map((name) => get(`/send/${name}`));
+
+const TYPES = ['html', '.html', 'json', 'png', 'txt', 'unknownext', 'text/x-custom', 'application/json',
+  'application/json; charset=latin1', 'TEXT/HTML', 'image/svg+xml', 'text/plain; format=flowed'];
+
+const SCENARIOS = [
+  {
+    name: 'res.send of a string, Buffer, object, number, null',
+    routes: sendRoutes,
+    requests: SEND_REQUESTS,
+  },
+  {
+    name: 'res.send with a Content-Type and charset already set',
+    routes(app, { log }) {
+      const preset = ['text/plain', 'text/plain; charset=latin1', 'application/vnd.api+json', 'application/json; charset=utf-8',
+        'text/html; charset="UTF-8"; q=1', 'text/plain;charset=iso-8859-1', 'bad type'];
+      preset.forEach((type, i) => {
+        app.get(`/preset/${i}`, (req, res) => {
+          res.setHeader('Content-Type', type);
+          res.send(i % 2 ? 'text' : Buffer.from('buf'));
+          log.push([type, seen(res)]);
+        });
+      });
+    },
+    requests: Array.from({ length: 7 }, (_, i) => get(`/preset/${i}`)),
+  },
+  {
+    name: 'res.type with extensions and full types, then res.send',
+    routes(app, { log, attempt }) {
+      TYPES.forEach((type, i) => {
+        app.get(`/type/${i}`, (req, res) => {
+          attempt(`type ${type}`, () => res.type(type).get('Content-Type'));
+          res.send('typed');
+          log.push([type, seen(res)]);
+        });
+      });
+    },
+    requests: TYPES.map((_, i) => get(`/type/${i}`)),
+  },
+  {
+    name: 'res.set with objects, arrays, a Content-Type array and invalid values',
+    routes(app, { log, attempt }) {
+      app.get('/set', (req, res) => {
+        attempt('object', () => res.set({ 'X-A': 'a', 'Content-Type': 'text/plain', 'X-N': 5 }).get('Content-Type'));
+        attempt('array', () => res.set('X-List', ['a', 'b']).get('X-List'));
+        attempt('content-type array', () => res.set('Content-Type', ['text/html', 'text/plain']));
+        attempt('content-type json', () => res.set('content-type', 'json').get('Content-Type'));
+        attempt('invalid value', () => res.set('X-Bad', 'a\nb'));
+        attempt('invalid name', () => res.set('X Bad', 'v'));
+        attempt('undefined value', () => res.setHeader('X-U', undefined));
+        attempt('get non-string', () => res.getHeader(5));
+        attempt('get mixed case', () => [res.get('x-a'), res.get('X-LIST'), res.getHeader('CONTENT-TYPE')]);
+        res.send({ ok: true });
+        log.push(['after', seen(res)]);
+      });
+    },
+    requests: [get('/set')],
+  },
+  {
+    name: 'every etag setting, and an etag fn replaced',
+    routes(app, { log }) {
+      const settings = [false, true, 'weak', 'strong', (body, enc) => `"custom-${body.length}-${enc}"`];
+      settings.forEach((setting, i) => {
+        app.get(`/etag/${i}`, (req, res) => {
+          req.app.set('etag', setting);
+          res.send(i % 2 ? 'etag me' : Buffer.from('etag me'));
+          log.push([String(setting), seen(res)]);
+        });
+      });
+      app.get('/etag-fn', (req, res) => {
+        req.app.set('etag fn', () => 'W/"replaced"');
+        res.send('x');
+        log.push(['etag fn', seen(res)]);
+      });
+      app.get('/etag-preset', (req, res) => {
+        req.app.set('etag', 'weak');
+        res.set('ETag', '"mine"');
+        res.send('x');
+        log.push(['preset', seen(res)]);
+      });
+    },
+    requests: [...[0, 1, 2, 3, 4].map((i) => get(`/etag/${i}`)), get('/etag-fn'), get('/etag-preset')],
+  },
+  {
+    name: 'HEAD, and 304 through If-None-Match (weak and strong)',
+    routes(app, { log }) {
+      app.get('/fresh', (req, res) => {
+        res.send('fresh body');
+        log.push(['fresh', res.statusCode, seen(res)]);
+      });
+      app.get('/strong', (req, res) => {
+        req.app.set('etag', 'strong');
+        res.json({ strong: true });
+        log.push(['strong', res.statusCode, seen(res)]);
+      });
+    },
+    requests: [head('/fresh'), get('/fresh'),
+      get('/fresh', `If-None-Match: ${require('etag')(Buffer.from('fresh body'), { weak: true })}\r\n`),
+      get('/strong', `If-None-Match: ${require('etag')(Buffer.from('{"strong":true}'))}\r\n`),
+      get('/fresh', 'If-None-Match: "other"\r\n')],
+  },
+  {
+    name: "the type tables change after the first response (mime.define, mime-types' types and mime-db)",
+    routes(app, { log, mimeTypes, mimeDb, sendMime }) {
+      app.get('/t/:ext', (req, res) => {
+        res.type(req.params.ext);
+        res.send('t');
+        log.push([req.params.ext, seen(res)]);
+      });
+      app.get('/j', (req, res) => {
+        res.json([1]);
+        log.push(['json', seen(res)]);
+      });
+      app.get('/change', (req, res) => {
+        if (sendMime) sendMime.define({ 'text/x-redefined': ['html'], 'application/x-sent': ['json'] }, true); // Express 4's res.type
+        mimeTypes.types.html = 'text/x-redefined';
+        mimeTypes.types.png = 'image/x-png';
+        mimeDb['application/json'] = { ...mimeDb['application/json'], charset: 'UTF-16' };
+        mimeDb['text/x-redefined'] = { charset: 'ISO-8859-1' };
+        res.end('changed');
+      });
+      app.get('/change-functions', (req, res) => {
+        mimeTypes.lookup = () => 'text/from-lookup';
+        mimeTypes.charset = () => 'X-CHARSET';
+        res.end('changed');
+      });
+    },
+    // Last for each copy: it leaves the copy's tables changed.
+    requests: [get('/t/html'), get('/t/png'), get('/t/json'), get('/j'), get('/change'), get('/t/html'), get('/t/png'), get('/t/json'), get('/j'),
+      get('/change-functions'), get('/t/html'), get('/t/json'), get('/j')],
+  },
+];
+
+for (const name of ['express4', 'express5']) {
+  for (const scenario of SCENARIOS) {
+    test(`${name}: ${scenario.name}`, async () => {
+      const stock = await runOnce(scenario, STOCK[name], false);
+      const patched = await runOnce(scenario, PATCHED[name], true);
+      assert.ok(stock.bytes.startsWith('HTTP/1.1'), stock.bytes);
+      assert.deepStrictEqual(patched.log, stock.log);
+      assert.strictEqual(patched.bytes, stock.bytes);
+    });
+  }
+}
+
+test('the stock copies were loaded unpatched; the patched copies are accelerated and say so', () => {
+  const { copies } = fastpath.status().frameworks.express.helpers;
+  assert.deepStrictEqual(copies.map((c) => [c.version, c.accelerated]),
+    [[require('express4/package.json').version, ['setCharset', 'etag']], [require('express/package.json').version, ['setCharset', 'etag', 'contentType']]]);
+  for (const name of ['express4', 'express5']) {
+    assert.notStrictEqual(STOCK[name].utils.setCharset, PATCHED[name].utils.setCharset);
+    assert.strictEqual(STOCK[name].utils.setCharset.name, 'setCharset');
+    assert.match(String(STOCK[name].utils.setCharset), /contentType\.parse/);
+    assert.doesNotMatch(String(PATCHED[name].utils.setCharset), /contentType\.parse/);
+  }
+  assert.match(String(STOCK.express5.mimeTypes.contentType), /exports\.lookup/);
+  assert.doesNotMatch(String(PATCHED.express5.mimeTypes.contentType), /exports\.lookup/);
+});
+
+test("the ETag generators give the etag package's tags for every kind of body", () => {
+  const etag = require('etag');
+  const bodies = ['', 'a', 'héllo ✓', 'x'.repeat(100000), Buffer.alloc(0), Buffer.from([0, 255, 1]), Buffer.alloc(70000, 7)];
+  for (const weak of [false, true]) {
+    const ours = helpers.makeETagGenerator(weak);
+    for (const body of bodies) {
+      for (const encoding of [undefined, 'utf8', 'latin1']) {
+        const buf = Buffer.isBuffer(body) ? body : Buffer.from(body, encoding);
+        assert.strictEqual(ours(body, encoding), etag(buf, { weak }), `${weak} ${encoding} ${String(body).slice(0, 10)}`);
+      }
+    }
+    assert.throws(() => ours(5), (err) => { assert.deepStrictEqual(describeError(err), describeError(captureThrow(() => Buffer.from(5)))); return true; });
+  }
+});
+
+function captureThrow(fn) {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('did not throw');
+}
+
+test('setCharset: past its bound, with bad input and with content-type replaced, the results are stock', () => {
+  // The stock copy's own setCharset and the content-type module it calls.
+  const { contentType, utils: { setCharset: original } } = STOCK.express5;
+  const ours = helpers.makeSetCharset(original, contentType);
+  const types = Array.from({ length: helpers.MEMO_LIMIT + 50 }, (_, i) => `application/x-t${i}; q=${i % 3}`);
+  for (let round = 0; round < 2; round++) {
+    for (const type of types) assert.strictEqual(ours(type, 'utf-8'), original(type, 'utf-8'));
+  }
+  for (const [type, charset] of [['text/plain', 'latin1'], ['', 'utf-8'], [undefined, 'utf-8'], ['text/plain', '']]) {
+    assert.strictEqual(ours(type, charset), original(type, charset));
+  }
+  for (let i = 0; i < 2; i++) {
+    assert.deepStrictEqual(describeError(captureThrow(() => ours('bad type', 'utf-8'))), describeError(captureThrow(() => original('bad type', 'utf-8'))));
+  }
+  assert.strictEqual(ours('text/html', 'utf-8'), 'text/html; charset=utf-8');
+  const { format } = contentType;
+  contentType.format = () => 'formatted/by-app';
+  try {
+    assert.strictEqual(ours('text/html', 'utf-8'), 'formatted/by-app');
+  } finally {
+    contentType.format = format;
+  }
+});
+
+test('an Express version it does not recognise stays stock, and says why', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-fastpath-express-'));
+  try {
+    const pkg = path.join(dir, 'express');
+    fs.mkdirSync(path.join(pkg, 'lib'), { recursive: true });
+    fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'express', version: '4.16.4' }));
+    fs.writeFileSync(path.join(pkg, 'lib', 'utils.js'), "exports.setCharset = function setCharset(type) { return type + ';old'; };\nexports.etag = exports.wetag = () => 'old';\n");
+    fs.writeFileSync(path.join(pkg, 'lib', 'application.js'), "module.exports = require('./utils');\n");
+    const utils = require(path.join(pkg, 'lib', 'application.js'));
+    assert.strictEqual(utils.setCharset('text/html', 'utf-8'), 'text/html;old');
+    assert.match(String(utils.setCharset), /;old/);
+    const { stock } = fastpath.status().frameworks.express.helpers;
+    assert.deepStrictEqual(stock, [{ version: '4.16.4', dir: pkg, reason: 'unrecognised version' }]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('HTTP_FASTPATH_EXPRESS=0 leaves the helpers stock', () => {
+  const { execFileSync } = require('child_process');
+  const script = `require(${JSON.stringify(path.join(__dirname, '..'))}); require('express'); require('http');
+    const u = require(require('path').join(require.resolve('express'), '..', 'lib', 'utils.js'));
+    console.log(JSON.stringify([/contentType\\.parse/.test(String(u.setCharset)), require(${JSON.stringify(path.join(__dirname, '..'))}).status().frameworks.express?.helpers ?? null]));`;
+  const run = (env) => JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: path.join(__dirname, '..'), env: { ...process.env, ...env }, encoding: 'utf8' }));
+  assert.deepStrictEqual(run({ HTTP_FASTPATH_EXPRESS: '0' }), [true, null]);
+  assert.deepStrictEqual(run({ HTTP_FASTPATH: '0' }), [true, null]);
+  const [stockSetCharset, status] = run({});
+  assert.strictEqual(stockSetCharset, false);
+  assert.deepStrictEqual(status.copies[0].accelerated, ['setCharset', 'etag', 'contentType']);
+});
