@@ -5,8 +5,13 @@
 // warm JIT and the machine's momentary load, so small differences that the
 // run-to-run noise of compare.js hides show up here.
 //   taskset -c 0 node benchmark/ab.js --app koa [--seconds 20] [--window 300]
-// Apps: hello, fastify, koa, hono. Not for Express: its binding is made at
-// listen() and is not toggled by install()/uninstall().
+// Apps: hello, fastify, koa, hono, express5, express4. Express's binding is
+// made at listen() and its helpers when Express loads, so the Express apps
+// hold two copies of Express: a stock one (loaded, with its dependencies,
+// while the package was uninstalled) whose app answers in the stock windows,
+// and the patched one, whose app answers in the patched windows on a server
+// bound again at each switch. Their route is benchmark/http/express-routes.js'
+// json route: res.set() of three headers and res.json() of a small object.
 
 const { spawn } = require('child_process');
 const http = require('http');
@@ -14,6 +19,7 @@ const { parseArgs, printTable } = require('./common/util');
 const { hasCommand } = require('./common/bench');
 const route = require('./fixtures/json-route');
 const fastpath = require('..');
+const { loadFresh } = require('../test/helpers/fresh-modules');
 
 const args = parseArgs(process.argv.slice(2), { seconds: 20, window: 300 });
 let requests = 0;
@@ -38,6 +44,33 @@ const apps = {
     return createAdaptorServer({ fetch: app.fetch });
   },
 };
+
+const THREE = { 'Cache-Control': 'no-store', 'X-Request-Id': 'abc123', Vary: 'Accept-Encoding' };
+const SMALL = { id: 42, name: 'widget', tags: ['a', 'b', 'c'], price: 9.99, stock: true };
+
+function expressPair(name) {
+  fastpath.uninstall();
+  const stockExpress = loadFresh(() => require(name));
+  fastpath.install();
+  const build = (express) => {
+    const app = express();
+    app.get(route.path, (req, res) => { requests++; res.set(THREE); res.json(SMALL); });
+    return app;
+  };
+  const apps = { stock: build(stockExpress), patched: build(require(name)) };
+  const server = http.createServer(apps.patched);
+  // The package binds a server to its Express app in listen(), before Node's
+  // own listen() finds the server listening already and throws.
+  const bind = () => { try { server.listen(); } catch { /* ERR_SERVER_ALREADY_LISTEN */ } };
+  server.switchTo = (state) => {
+    server.removeAllListeners('request');
+    server.on('request', apps[state]);
+    if (state === 'patched') bind();
+  };
+  return server;
+}
+apps.express5 = () => expressPair('express');
+apps.express4 = () => expressPair('express4');
 
 async function main() {
   if (!apps[args.app]) throw new Error(`--app: one of ${Object.keys(apps).join(', ')}`);
@@ -64,6 +97,7 @@ async function main() {
     }
     state = state === 'patched' ? 'stock' : 'patched';
     if (state === 'patched') fastpath.install(); else fastpath.uninstall();
+    server.switchTo?.(state);
   }
   wrk.kill();
   server.close();

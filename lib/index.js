@@ -295,7 +295,7 @@ function nativeStatus() {
     file: n.file,
     reason: n.error ? n.error.message.split('\n')[0] : null,
     features: {
-      // Exported for measurement; no response takes them today (README:
+      // Exported for measurement; no response takes them today (docs/response-path.md:
       // "Native or JS: measured").
       messageBuilder: n.addon !== null,
       headerStore: n.addon !== null,

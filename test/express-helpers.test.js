@@ -18,9 +18,8 @@ const Module = require('module');
 const fastpath = require('..');
 const { rawRequest } = require('./helpers/raw-request');
 const { normaliseDates } = require('./helpers/differential');
+const { loadFresh } = require('./helpers/fresh-modules');
 const helpers = require('../lib/frameworks/express-helpers');
-
-const NODE_MODULES = path.join(__dirname, '..', 'node_modules');
 
 // The modules a copy's handlers may change at run time, from its own tree.
 function partsOf(express) {
@@ -40,22 +39,12 @@ function partsOf(express) {
 // The patched copies: loaded now, with the package armed.
 const PATCHED = { express4: partsOf('express4'), express5: partsOf('express') };
 
-// A stock copy: every module under node_modules loaded afresh while the
-// package is uninstalled, then taken out of the cache again.
+// A stock copy: loaded afresh, with its dependencies, while the package is uninstalled.
 function loadStock(name) {
   fastpath.uninstall();
-  const saved = new Map();
-  for (const key of Object.keys(require.cache)) {
-    if (key.startsWith(NODE_MODULES)) {
-      saved.set(key, require.cache[key]);
-      delete require.cache[key];
-    }
-  }
   try {
-    return partsOf(name);
+    return loadFresh(() => partsOf(name));
   } finally {
-    for (const key of Object.keys(require.cache)) if (key.startsWith(NODE_MODULES)) delete require.cache[key];
-    for (const [key, mod] of saved) require.cache[key] = mod;
     fastpath.install();
   }
 }

@@ -108,6 +108,22 @@ const apps = {
   },
 };
 
+// What an app prints for a route (Hono's default error handler logs the
+// error with console.error), captured so that it is asserted, not printed.
+const EXPECTED_LOGS = { hono: { error: ['Error: boom'] } };
+
+async function requestLogged(port, request) {
+  const logged = [];
+  const consoleError = console.error;
+  console.error = (...args) => logged.push(args.map((a) => (a instanceof Error ? `${a.name}: ${a.message}` : String(a))).join(' '));
+  try {
+    const bytes = normaliseDates((await rawRequest(port, request)).toString('latin1'));
+    return { bytes, logged };
+  } finally {
+    console.error = consoleError;
+  }
+}
+
 for (const [framework, start] of Object.entries(apps)) {
   test(`${framework}: every route is byte-identical and mostly on the fast path`, async (t) => {
     const server = await start();
@@ -116,12 +132,14 @@ for (const [framework, start] of Object.entries(apps)) {
     try {
       for (const [label, request] of ROUTES) {
         fastpath.uninstall();
-        const stock = normaliseDates((await rawRequest(port, request)).toString('latin1'));
+        const stock = await requestLogged(port, request);
         fastpath.install();
-        const patched = normaliseDates((await rawRequest(port, request)).toString('latin1'));
+        const patched = await requestLogged(port, request);
         await t.test(label, () => {
-          assert.ok(stock.startsWith('HTTP/1.'), `${label}: got a response (${JSON.stringify(stock.slice(0, 40))})`);
-          assert.strictEqual(patched, stock, label);
+          assert.ok(stock.bytes.startsWith('HTTP/1.'), `${label}: got a response (${JSON.stringify(stock.bytes.slice(0, 40))})`);
+          assert.strictEqual(patched.bytes, stock.bytes, label);
+          assert.deepStrictEqual(stock.logged, EXPECTED_LOGS[framework]?.[label] ?? [], `${label}: what the app logged`);
+          assert.deepStrictEqual(patched.logged, stock.logged, `${label}: what the app logged`);
         });
       }
     } finally {

@@ -132,7 +132,16 @@ test('the shipped addon has no test-only exports', () => {
 });
 
 test('a Rust panic reaches JS as an Error and the process lives on (testing build)', () => {
-  const testing = require('../target/testing/test-hooks.node');
-  assert.throws(() => testing.__panicForTesting(), /deliberate test panic/);
-  assert.deepStrictEqual(testing.buildHttpMessage('A\r\n', []), Buffer.from('A\r\n\r\n'));
+  // In a child, so that Rust's panic message goes to a stderr this test reads.
+  const addon = require.resolve('../target/testing/test-hooks.node');
+  const script = `const t = require(${JSON.stringify(addon)});
+    let caught = null;
+    try { t.__panicForTesting(); } catch (err) { caught = err.message; }
+    console.log(JSON.stringify({ caught, after: t.buildHttpMessage('A\\r\\n', []).toString('latin1') }));`;
+  const r = require('child_process').spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, RUST_BACKTRACE: '0' } });
+  assert.strictEqual(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.match(out.caught, /deliberate test panic/);
+  assert.strictEqual(out.after, 'A\r\n\r\n');
+  assert.match(r.stderr, /panicked at .*\n.*deliberate test panic/);
 });

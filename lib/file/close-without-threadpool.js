@@ -5,7 +5,7 @@
 // context switches per file, as much as ~60 µs of a 1 MiB response served
 // from one core. close(2) of a regular file that was only read waits on no
 // disk (on NFS it is a close RPC; sendfile already reads uncached pages on the
-// loop thread: README, known differences), so the file path closes it at once
+// loop thread: docs/known-differences.md), so the file path closes it at once
 // with fs.closeSync (with its errors) and runs the callback where the
 // threadpool's completion would run at the earliest: in the next poll phase
 // of the loop, in its own callback scope, in the async context of the close

@@ -10,7 +10,7 @@
 // set, the response is complete at that call, so it is sent the way the core
 // API sends it: respond() without waitForTrailers and END_STREAM on the last
 // DATA frame. The same headers and body in one frame fewer, without the
-// round trip (README: "HTTP/2 compat responses").
+// round trip (docs/http2.md).
 //
 // Trailers set after end() could still be sent by stock, until the last
 // DATA frame leaves; a response ended this way cannot send them: setTrailer

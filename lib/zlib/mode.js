@@ -9,7 +9,7 @@
 // CPU quota of one or less). With spare cores the pool runs codec work
 // beside the loop thread, and a `ws` server's loop thread measured +25-30 %
 // CPU per message with inline jobs, so jobs stay on the pool unless
-// HTTP_FASTPATH_ZLIB=1 says otherwise (README: "Compressed responses").
+// HTTP_FASTPATH_ZLIB=1 says otherwise (docs/compression.md).
 //   HTTP_FASTPATH_ZLIB=0  never inline     =1  always     unset  one CPU only
 
 const fs = require('fs');
