@@ -123,7 +123,7 @@ const MAJOR = Number(process.versions.node.split('.')[0]);
 const STATE = Symbol.for('http-fastpath.state');
 const state = globalThis[STATE] ??= {
   installed: false, patches: null, adapter: undefined, armed: false, disarm: null, disarmHttp2: null, disarmZlib: null, activatedBy: null,
-  native: undefined, fileSender: undefined, disabledReason: null, warned: false, zlibMode: undefined, disarmExpress: null,
+  native: undefined, fileSender: undefined, disabledReason: null, warned: false, zlibMode: undefined, zlibWatch: null, disarmExpress: null,
   http2Counters: { lateTrailers: 0, stockReason: null },
 };
 
@@ -168,6 +168,11 @@ const expressHelpers = () => require(HELPERS);
 function armExpress() {
   if (state.disarmExpress !== null || process.env.HTTP_FASTPATH_EXPRESS === '0' || refusal() !== null) return;
   state.disarmExpress = watchExpressLoads((utils, dir) => expressHelpers().adopt(utils, dir));
+  // An Express already loaded has handed its helpers out: it stays stock, and status() says so.
+  for (const file of Object.keys(require.cache)) {
+    const suffix = APPLICATION_FILES.find((s) => file.endsWith(s));
+    if (suffix !== undefined) expressHelpers().loadedBefore(file.slice(0, -suffix.length));
+  }
 }
 
 function install(how = 'install()', server = undefined) {
@@ -201,9 +206,24 @@ function install(how = 'install()', server = undefined) {
   state.disarmZlib = onRequire(['zlib'], () => {
     state.disarmZlib = null;
     if (!state.installed) return;
-    state.zlibMode = require('./zlib/mode').decide();
-    if (!state.zlibMode.inline) return;
-    applyMore(require('./zlib/inline-jobs').planInlineJobs(require('zlib'), () => native().addon));
+    const mode = state.zlibMode = { ...require('./zlib/mode').decide(), switches: 0 };
+    const inlineJobs = () => require('./zlib/inline-jobs');
+    let patched = false;
+    const inlineFrom = (now) => {
+      if (!patched) applyMore(inlineJobs().planInlineJobs(require('zlib'), () => native().addon));
+      patched = true;
+      inlineJobs().setEnabled(now);
+    };
+    if (mode.inline) inlineFrom(true);
+    if (!mode.adaptive) return;
+    // Where the cores are shared, jobs follow the measurement (lib/zlib/contention.js).
+    const contention = require('./zlib/contention');
+    state.zlibWatch = contention.watch(contention.systemSources({ quota: mode.quota, cgroupDir: mode.quotaDir }), (inline) => {
+      mode.inline = inline;
+      mode.switches++;
+      mode.reason = require('./zlib/mode').REASONS[inline ? 'inline' : 'pool'];
+      inlineFrom(inline);
+    });
   });
   state.activatedBy = how;
   state.disabledReason = null;
@@ -213,6 +233,10 @@ function install(how = 'install()', server = undefined) {
 }
 
 function uninstall() {
+  if (state.zlibWatch) {
+    state.zlibWatch.stop();
+    state.zlibWatch = null;
+  }
   for (const key of ['disarm', 'disarmHttp2', 'disarmZlib', 'disarmExpress']) {
     if (state[key] !== null) {
       state[key]();
@@ -249,10 +273,12 @@ function onFirstListen(filePath) {
 // pool while that patch is in; undefined until the app loads zlib.
 function zlibCounts() {
   if (!state.installed || state.zlibMode === undefined) return undefined;
-  const { inline, reason, cpus } = state.zlibMode;
+  const { inline, reason, cpus, adaptive, switches } = state.zlibMode;
   const patched = state.patches.some((p) => p.owner.startsWith('zlib.'));
   const counts = patched ? require('./zlib/inline-jobs').snapshot() : { inline: 0, pooled: {}, trims: 0 };
-  return { mode: inline ? 'inline' : 'pool', reason, cpus, ...counts };
+  // `idleCores`: the idle CPU measured last, in cores (adaptive mode only).
+  const measured = adaptive ? { switches, idleCores: state.zlibWatch?.lastIdle() ?? null } : {};
+  return { mode: inline ? 'inline' : 'pool', reason, cpus, ...measured, ...counts };
 }
 
 // The native file path's counters, while it is patched in.

@@ -331,7 +331,7 @@ test('an Express version it does not recognise stays stock, and says why', () =>
   }
 });
 
-test('HTTP_FASTPATH_EXPRESS=0 leaves the helpers stock', () => {
+test('HTTP_FASTPATH_EXPRESS=0, HTTP_FASTPATH=0 and an Express loaded first leave the helpers stock', () => {
   const { execFileSync } = require('child_process');
   const script = `require(${JSON.stringify(path.join(__dirname, '..'))}); require('express'); require('http');
     const u = require(require('path').join(require.resolve('express'), '..', 'lib', 'utils.js'));
@@ -342,4 +342,7 @@ test('HTTP_FASTPATH_EXPRESS=0 leaves the helpers stock', () => {
   const [stockSetCharset, status] = run({});
   assert.strictEqual(stockSetCharset, false);
   assert.deepStrictEqual(status.copies[0].accelerated, ['setCharset', 'etag', 'contentType']);
+  // Express required before the package: stock, and said so.
+  const before = JSON.parse(execFileSync(process.execPath, ['-e', `require('express'); ${script}`], { cwd: path.join(__dirname, '..'), encoding: 'utf8' }));
+  assert.deepStrictEqual(before, [true, { copies: [], stock: [{ version: require('express/package.json').version, dir: path.dirname(require.resolve('express/package.json')), reason: 'loaded before http-fastpath' }] }]);
 });

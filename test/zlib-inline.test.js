@@ -186,13 +186,17 @@ test('HTTP_FASTPATH_ZLIB=0 leaves zlib alone, and says so', () => {
   assert.deepStrictEqual(z, { mode: 'pool', reason: 'HTTP_FASTPATH_ZLIB=0', cpus: null, inline: 0, pooled: {}, trims: 0 });
 });
 
-test('unset: small jobs inline with one CPU, on the threadpool with spare cores', { skip }, (t) => {
+test('unset: small jobs inline with one CPU, on the threadpool at first with spare cores', { skip }, (t) => {
   const unpinned = zlibStatusOf({});
   const cgroup = require('../lib/zlib/mode').cgroupCpus();
   const oneCpu = Math.min(unpinned.cpus, cgroup) <= 1;
   assert.strictEqual(unpinned.zlib.mode, oneCpu ? 'inline' : 'pool', JSON.stringify(unpinned));
   assert.strictEqual(unpinned.zlib.inline > 0, oneCpu, JSON.stringify(unpinned));
-  if (!oneCpu) assert.deepStrictEqual(unpinned.zlib.pooled, {});
+  if (!oneCpu) {
+    // Adaptive: on the pool until the first measurement (a second) says otherwise.
+    assert.deepStrictEqual(unpinned.zlib.pooled, {});
+    assert.deepStrictEqual([unpinned.zlib.switches, unpinned.zlib.freeCores], [0, null]);
+  }
   if (!hasTaskset) return t.skip('no taskset to pin a process to one CPU');
   const pinned = zlibStatusOf({}, { cpu: 0 });
   assert.strictEqual(pinned.cpus, 1);
@@ -234,9 +238,10 @@ test('the CPU count comes from the affinity and the tightest cgroup quota (v2 pa
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
-  assert.deepStrictEqual(decide({}, () => 1), { inline: true, reason: 'one CPU', cpus: 1 });
-  assert.deepStrictEqual(decide({}, () => 0.5), { inline: true, reason: 'one CPU', cpus: 0.5 });
-  assert.strictEqual(decide({}, () => 2).inline, false);
-  assert.strictEqual(decide({ HTTP_FASTPATH_ZLIB: '1' }, () => 8).inline, true);
-  assert.strictEqual(decide({ HTTP_FASTPATH_ZLIB: '0' }, () => 1).inline, false);
+  assert.deepStrictEqual(decide({}, () => ({ cpus: 1 })), { inline: true, adaptive: false, reason: 'one CPU', cpus: 1 });
+  assert.deepStrictEqual(decide({}, () => ({ cpus: 0.5 })), { inline: true, adaptive: false, reason: 'one CPU', cpus: 0.5 });
+  assert.deepStrictEqual(decide({}, () => ({ cpus: 2, quota: 2, dir: '/sys/fs/cgroup/app' })),
+    { inline: false, adaptive: true, reason: require('../lib/zlib/mode').REASONS.pool, cpus: 2, quota: 2, quotaDir: '/sys/fs/cgroup/app' });
+  assert.deepStrictEqual(decide({ HTTP_FASTPATH_ZLIB: '1' }, () => ({ cpus: 8 })), { inline: true, adaptive: false, reason: 'HTTP_FASTPATH_ZLIB=1', cpus: null });
+  assert.deepStrictEqual(decide({ HTTP_FASTPATH_ZLIB: '0' }, () => ({ cpus: 1 })), { inline: false, adaptive: false, reason: 'HTTP_FASTPATH_ZLIB=0', cpus: null });
 });

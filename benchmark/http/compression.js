@@ -10,7 +10,10 @@
 // result has the loop thread's CPU, minor faults and context switches per
 // request, the resident memory during the load and the event loop's delay
 // p99 (common/proc-probe.js); the 1 MiB body is the large job that must stay on
-// the threadpool.
+// the threadpool. cluster=N (N > 0): N workers of node:cluster serve the app
+// on one port (one per CPU is what deployments run), the load generator on
+// the same machine, unpinned; the figures are then the workers' together
+// (common/cluster-probe.js), with where each worker's codec jobs ran at the end.
 const common = require('../common/bench');
 const probe = require('../common/proc-probe');
 const fs = require('fs');
@@ -18,7 +21,7 @@ const os = require('os');
 const path = require('path');
 
 const bench = common.createBenchmark(main, {
-  framework: ['express', 'fastify', 'koa', 'floor'], size: [2048, 20480, 1 << 20], enc: ['br', 'gzip'], c: [50],
+  framework: ['express', 'fastify', 'koa', 'floor'], size: [2048, 20480, 1 << 20], enc: ['br', 'gzip'], c: [50], cluster: [0],
 });
 
 function jsonOf(bytes) {
@@ -31,31 +34,35 @@ function jsonOf(bytes) {
   return items;
 }
 
-function load(server, enc, c, done) {
+function load(port, enc, c, probeStart, done) {
   const headers = { 'Accept-Encoding': enc === 'br' ? 'gzip, deflate, br' : 'gzip' };
-  bench.http({ port: server.address().port, path: '/items', connections: c, headers, probe: probe.start }, done);
+  bench.http({ port, path: '/items', connections: c, headers, probe: probeStart }, done);
 }
 
-async function fastify({ size, enc, c }) {
+// Each app listens on `port` (0: any) and resolves with its server and a close().
+
+async function fastify({ size }, port) {
   const app = require('fastify')();
   await app.register(require('@fastify/compress'));
   const body = jsonOf(size);
   app.get('/items', () => body);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  load(app.server, enc, c, () => app.close());
+  await app.listen({ port, host: '127.0.0.1' });
+  return { server: app.server, close: () => app.close() };
 }
 
-function koa({ size, enc, c }) {
+const listening = (server, port) => new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve({ server, close: () => server.close() })));
+
+function koa({ size }, port) {
   const Koa = require('koa');
   const app = new Koa();
   app.silent = true; // wrk's connections close mid-response when it stops
   app.use(require('koa-compress')());
   const body = jsonOf(size);
   app.use((ctx) => { if (ctx.path === '/items') ctx.body = body; });
-  const server = app.listen(0, '127.0.0.1', () => load(server, enc, c, () => server.close()));
+  return listening(require('http').createServer(app.callback()), port);
 }
 
-function floor({ size, enc, c }) {
+function floor({ size, enc }, port) {
   const zlib = require('zlib');
   const body = jsonOf(size);
   const compress = enc === 'br' ?
@@ -66,17 +73,58 @@ function floor({ size, enc, c }) {
     res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Encoding': enc, 'Content-Length': out.length });
     res.end(out);
   });
-  server.listen(0, '127.0.0.1', () => load(server, enc, c, () => server.close()));
+  return listening(server, port);
 }
 
-function main(conf) {
-  if (conf.framework === 'floor') return floor(conf);
-  if (conf.framework === 'fastify') return fastify(conf);
-  if (conf.framework === 'koa') return koa(conf);
-  return express(conf);
+const APPS = { express, fastify, koa, floor };
+
+async function main(conf) {
+  if (conf.cluster > 0) return clustered(conf);
+  const { server, close } = await APPS[conf.framework](conf, 0);
+  load(server.address().port, conf.enc, conf.c, probe.start, close);
 }
 
-function express({ size, enc, c }) {
+// The primary forks the workers (same script, same config, same -r) and
+// drives them; each worker serves the app on the primary's port.
+async function clustered(conf) {
+  const cluster = require('cluster');
+  if (cluster.isWorker) {
+    const { close } = await APPS[conf.framework](conf, Number(process.env.BENCH_PORT));
+    // Where this worker's codec jobs run, sent to the primary twice a second.
+    const report = () => {
+      const z = globalThis[Symbol.for('http-fastpath.state')] ? require(path.join(__dirname, '..', '..')).status().zlib : undefined;
+      process.send({ zlib: z ? `${z.mode} (${z.inline} inline, ${z.switches ?? 0} switches, idle ${z.idleCores?.toFixed(2)})` : 'stock' });
+    };
+    setInterval(report, 500).unref();
+    process.on('message', (m) => {
+      if (m !== 'stop') return;
+      close();
+      setTimeout(() => process.exit(0), 100).unref();
+    });
+    process.send('listening');
+    return;
+  }
+  const port = await new Promise((resolve) => {
+    const probePort = require('net').createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probePort.address();
+      probePort.close(() => resolve(free));
+    });
+  });
+  const workers = Array.from({ length: conf.cluster }, () => cluster.fork({ BENCH_PORT: String(port) }));
+  await Promise.all(workers.map((w) => new Promise((resolve) => w.on('message', (m) => { if (m === 'listening') resolve(); }))));
+  const clusterProbe = require('../common/cluster-probe');
+  const modes = new Map();
+  for (const w of workers) w.on('message', (m) => { if (m && m.zlib !== undefined) modes.set(w.id, m.zlib); });
+  const start = () => {
+    const stop = clusterProbe.start(workers.map((w) => w.process.pid));
+    return (requests) => ({ ...stop(requests), zlibModes: [...modes.values()] });
+  };
+  load(port, conf.enc, conf.c, start, () => {
+    for (const w of workers) w.send('stop');
+  });
+}
+
+function express({ size }, port) {
   const express = require('express');
   const app = express();
   const log = fs.createWriteStream(path.join(os.tmpdir(), `http-fastpath-bench-morgan-${process.pid}.log`));
@@ -90,5 +138,5 @@ function express({ size, enc, c }) {
   // morgan may log a response after its connection closed, so the log is
   // never ended: it goes with the process.
   process.on('exit', () => fs.rmSync(log.path, { force: true }));
-  const server = app.listen(0, '127.0.0.1', () => load(server, enc, c, () => server.close()));
+  return listening(require('http').createServer(app), port);
 }

@@ -164,6 +164,13 @@ function adopt(utils, dir) {
   applyCopy(copy);
 }
 
+// Express in `dir` was loaded before the package armed its hook.
+function loadedBefore(dir) {
+  const pkg = readPackage(dir);
+  if (pkg === null || pkg.name !== 'express' || copies.some((c) => c.dir === dir) || stock.some((s) => s.dir === dir)) return;
+  stock.push({ version: typeof pkg.version === 'string' ? pkg.version : 'unknown', dir, reason: 'loaded before http-fastpath' });
+}
+
 function applyCopy(copy) {
   if (copy.applied) return;
   patch.apply(copy.patches);
@@ -189,4 +196,4 @@ function snapshot() {
   };
 }
 
-module.exports = { adopt, applyAll, revertAll, snapshot, makeSetCharset, makeETagGenerator, makeContentType, MEMO_LIMIT };
+module.exports = { adopt, loadedBefore, applyAll, revertAll, snapshot, makeSetCharset, makeETagGenerator, makeContentType, MEMO_LIMIT };

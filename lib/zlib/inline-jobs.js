@@ -31,6 +31,13 @@ const kUnflushed = Symbol('http-fastpath.zlibUnflushed');
 
 const counts = { inline: 0, pooled: { __proto__: null } };
 
+// False while the measured mode says the pool (lib/zlib/contention.js): read
+// once per job.
+let enabled = true;
+function setEnabled(value) {
+  enabled = value;
+}
+
 function pooled(reason) {
   counts.pooled[reason] = (counts.pooled[reason] || 0) + 1;
 }
@@ -98,6 +105,10 @@ function makeWrite(originalWrite, native) {
     // A continuation (inOff > 0) passes the rest of input already counted.
     const unflushed = (this[kUnflushed] || 0) + (inOff === 0 ? inLen : 0);
     this[kUnflushed] = flush === 0 ? unflushed : 0;
+    if (!enabled) {
+      pooled('poolMode');
+      return Reflect.apply(originalWrite, this, arguments);
+    }
     if (unflushed > MAX_INPUT || outLen > MAX_OUTPUT) {
       pooled('large');
       return Reflect.apply(originalWrite, this, arguments);
@@ -133,4 +144,4 @@ function snapshot() {
   return { inline: counts.inline, pooled: { ...counts.pooled }, trims: allocator.trims() };
 }
 
-module.exports = { planInlineJobs, snapshot, MAX_INPUT, MAX_OUTPUT };
+module.exports = { planInlineJobs, setEnabled, snapshot, MAX_INPUT, MAX_OUTPUT };

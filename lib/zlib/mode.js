@@ -6,11 +6,14 @@
 // loop thread's own CPU. With one CPU the two are the same thing, so inline
 // wins: that is the default where the process can use one CPU at most
 // (os.availableParallelism(), which follows the CPU affinity, or a cgroup
-// CPU quota of one or less). With spare cores the pool runs codec work
-// beside the loop thread, and a `ws` server's loop thread measured +25-30 %
-// CPU per message with inline jobs, so jobs stay on the pool unless
-// HTTP_FASTPATH_ZLIB=1 says otherwise (docs/compression.md).
-//   HTTP_FASTPATH_ZLIB=0  never inline     =1  always     unset  one CPU only
+// CPU quota of one or less). With more CPUs it depends on whether the CPUs
+// have idle time for the pool: one process with idle cores beside it keeps its jobs
+// on the pool (a `ws` server's loop thread measured +25-30 % CPU per message
+// inline there); a cluster worker whose siblings keep every core busy, or a
+// process on a full machine, is in the one-CPU case again. That is measured
+// each second while the process runs (lib/zlib/contention.js), and jobs
+// follow it (docs/compression.md).
+//   HTTP_FASTPATH_ZLIB=0  never inline     =1  always     unset  as measured
 
 const fs = require('fs');
 const os = require('os');
@@ -30,17 +33,22 @@ function readOr(file, fallback) {
   }
 }
 
-// The CPUs the process's cgroup quota allows: the tightest cpu.max on its
-// cgroup v2 path, else cgroup v1's cfs quota for its cpu controller path;
-// Infinity without a quota.
-function cgroupCpus(root = '/sys/fs/cgroup', selfCgroup = readOr('/proc/self/cgroup', '')) {
+// The CPUs the process's cgroup quota allows, and the cgroup v2 directory
+// that sets it (null for v1 or none): the tightest cpu.max on its cgroup v2
+// path, else cgroup v1's cfs quota for its cpu controller path; Infinity
+// without a quota.
+function cgroupQuota(root = '/sys/fs/cgroup', selfCgroup = readOr('/proc/self/cgroup', '')) {
   let cpus = Infinity;
+  let dirOfQuota = null;
   const v2 = /^0::(\/.*)$/m.exec(selfCgroup);
   if (v2 !== null) {
     let dir = v2[1].replace(/\/+$/, '');
     for (;;) {
       const max = readOr(`${root}${dir}/cpu.max`, null);
-      if (max !== null) cpus = Math.min(cpus, quotaOf(max));
+      if (max !== null && quotaOf(max) < cpus) {
+        cpus = quotaOf(max);
+        dirOfQuota = `${root}${dir}`;
+      }
       if (dir === '') break;
       dir = dir.slice(0, dir.lastIndexOf('/'));
     }
@@ -50,19 +58,35 @@ function cgroupCpus(root = '/sys/fs/cgroup', selfCgroup = readOr('/proc/self/cgr
     const dir = `${root}/cpu${v1[1].replace(/\/+$/, '')}`;
     const quota = readOr(`${dir}/cpu.cfs_quota_us`, null);
     const period = readOr(`${dir}/cpu.cfs_period_us`, null);
-    if (quota !== null && period !== null) cpus = Math.min(cpus, quotaOf(`${quota} ${period}`));
+    if (quota !== null && period !== null && quotaOf(`${quota} ${period}`) < cpus) {
+      cpus = quotaOf(`${quota} ${period}`);
+      dirOfQuota = null;
+    }
   }
-  return cpus;
+  return { cpus, dir: dirOfQuota };
 }
 
-// { inline, reason, cpus }: decided once, when the app first loads zlib.
-function decide(env = process.env, cpusOf = () => Math.min(os.availableParallelism(), cgroupCpus())) {
+function cgroupCpus(root, selfCgroup) {
+  return cgroupQuota(root, selfCgroup).cpus;
+}
+
+// { inline, adaptive, reason, cpus, quotaDir }: decided when the app first
+// loads zlib; `adaptive` jobs start on the pool and follow the measurement.
+function decide(env = process.env, quotaOf = () => {
+  const q = cgroupQuota();
+  return { cpus: Math.min(os.availableParallelism(), q.cpus), quota: q.cpus, dir: q.dir };
+}) {
   const setting = env.HTTP_FASTPATH_ZLIB;
-  if (setting === '0') return { inline: false, reason: 'HTTP_FASTPATH_ZLIB=0', cpus: null };
-  if (setting === '1') return { inline: true, reason: 'HTTP_FASTPATH_ZLIB=1', cpus: null };
-  const cpus = cpusOf();
-  if (cpus <= 1) return { inline: true, reason: 'one CPU', cpus };
-  return { inline: false, reason: 'spare cores: jobs stay on the threadpool (HTTP_FASTPATH_ZLIB=1 runs small ones inline)', cpus };
+  if (setting === '0') return { inline: false, adaptive: false, reason: 'HTTP_FASTPATH_ZLIB=0', cpus: null };
+  if (setting === '1') return { inline: true, adaptive: false, reason: 'HTTP_FASTPATH_ZLIB=1', cpus: null };
+  const { cpus, quota = Infinity, dir = null } = quotaOf();
+  if (cpus <= 1) return { inline: true, adaptive: false, reason: 'one CPU', cpus };
+  return { inline: false, adaptive: true, reason: REASONS.pool, cpus, quota, quotaDir: dir };
 }
 
-module.exports = { decide, cgroupCpus };
+const REASONS = {
+  pool: 'spare cores: jobs stay on the threadpool while the CPUs have idle time (measured each second)',
+  inline: 'cores busy: the threadpool would compete with loop threads for them (measured each second)',
+};
+
+module.exports = { decide, cgroupCpus, cgroupQuota, REASONS };
