@@ -195,7 +195,7 @@ test('unset: small jobs inline with one CPU, on the threadpool at first with spa
   if (!oneCpu) {
     // Adaptive: on the pool until the first measurement (a second) says otherwise.
     assert.deepStrictEqual(unpinned.zlib.pooled, {});
-    assert.deepStrictEqual([unpinned.zlib.switches, unpinned.zlib.freeCores], [0, null]);
+    assert.deepStrictEqual([unpinned.zlib.switches, unpinned.zlib.idleCores], [0, null]);
   }
   if (!hasTaskset) return t.skip('no taskset to pin a process to one CPU');
   const pinned = zlibStatusOf({}, { cpu: 0 });
