@@ -29,6 +29,15 @@ export interface ExpressBindingStatus {
   live: number;
   /** servers left stock, by reason: customClasses, manyListeners, foreignListener, notExpress, ... */
   stepAside: Record<string, number>;
+  /** Express's response helpers computed once (docs/express.md); present once the app loaded Express */
+  helpers?: ExpressHelpersStatus;
+}
+
+export interface ExpressHelpersStatus {
+  /** each copy of Express recognised as it loaded, and what is accelerated in it: 'setCharset', 'etag', 'contentType' */
+  copies: { version: string; dir: string; accelerated: string[] }[];
+  /** copies left stock: 'unrecognised version', 'not express', 'loaded before http-fastpath' */
+  stock: { version: string; dir: string; reason: string }[];
 }
 
 export interface FileResponseStatus {
@@ -43,15 +52,19 @@ export interface FileResponseStatus {
 }
 
 export interface ZlibJobStatus {
-  /** where small codec jobs run in this process: 'inline' with one CPU (or HTTP_FASTPATH_ZLIB=1), else 'pool' */
+  /** where small codec jobs run now: 'inline' with one CPU, with every CPU busy, or with HTTP_FASTPATH_ZLIB=1; else 'pool' */
   mode: 'inline' | 'pool';
-  /** why: 'one CPU', 'HTTP_FASTPATH_ZLIB=1', 'HTTP_FASTPATH_ZLIB=0', or spare cores */
+  /** why: 'one CPU', 'HTTP_FASTPATH_ZLIB=1', 'HTTP_FASTPATH_ZLIB=0', 'spare cores: ...', 'cores busy: ...' */
   reason: string;
   /** the CPUs the process may use (affinity and cgroup quota), when the setting did not decide */
   cpus: number | null;
+  /** with more than one CPU: times the mode followed the measured idle time (docs/compression.md) */
+  switches?: number;
+  /** with more than one CPU: the idle CPU measured last, in cores (null before the first second) */
+  idleCores?: number | null;
   /** codec jobs (zlib, brotli, zstd) run on the loop thread, completions delivered in a later poll phase */
   inline: number;
-  /** jobs left to the libuv threadpool, by reason: large, noNative, unknownHandle */
+  /** jobs left to the libuv threadpool, by reason: large, noNative, unknownHandle, poolMode (measured idle time after a switch back) */
   pooled: Record<string, number>;
   /** times the free malloc memory was given back (malloc_trim, at most once a second while jobs run inline) */
   trims: number;
@@ -96,7 +109,7 @@ export interface FastpathStatus {
   frameworks: { express?: ExpressBindingStatus };
   /** the native file path (absent when off: HTTP_FASTPATH_SENDFILE=0, not Linux, not active) */
   files?: FileResponseStatus;
-  /** small codec jobs on the loop thread (by default with one CPU; HTTP_FASTPATH_ZLIB=0|1; absent until an HTTP app loads zlib) */
+  /** small codec jobs on the loop thread (with one CPU or every CPU busy; HTTP_FASTPATH_ZLIB=0|1; absent until an HTTP app loads zlib) */
   zlib?: ZlibJobStatus;
   allocator: AllocatorStatus;
   /** HTTP/2 compat responses (HTTP_FASTPATH_HTTP2=0 leaves http2 stock) */

@@ -3,10 +3,12 @@
 //
 //   node benchmark/compare.js --shim [--runs 10] [--filter hello] [--set c=50] [--csv out.csv] [--duration 5]
 //   node benchmark/compare.js --old /path/to/node --new benchmark/node-fastpath ...
+//   node benchmark/compare.js --shim --unpinned --filter compression --set cluster=2 ...
 //
 // --shim compares one Node (--old, default this one) with and without
 // `-r http-fastpath`. Each run is one child process measuring one
-// configuration, pinned to CPU 0 with wrk on CPU 1 (when taskset exists).
+// configuration, pinned to CPU 0 with wrk on CPU 1 (when taskset exists;
+// --unpinned: anywhere, for cluster=N runs whose workers share every core).
 // Columns: median req/s old and new, improvement of the mean, confidence
 // stars from Welch's t-test (* p<0.05, ** p<0.01, *** p<0.001), the ±
 // accuracy of the improvement at 5/1/0.1 %, and server CPU µs per request.
@@ -28,6 +30,6 @@ const binaries = [{ label: 'old', cmd: [oldNode] }, { label: 'new', cmd: newCmd 
 
 const jobs = [];
 for (const file of files) for (const config of runner.configsOf(file, list(args.set))) jobs.push({ file, config });
-const results = runner.compare({ binaries, jobs, runs: args.runs, duration: args.duration, log: (l) => process.stderr.write(l + '\n') });
+const results = runner.compare({ binaries, jobs, runs: args.runs, duration: args.duration, pinned: !args.unpinned, log: (l) => process.stderr.write(l + '\n') });
 if (typeof args.csv === 'string') fs.writeFileSync(args.csv, runner.csv(results));
 printTable(runner.summarise(results));

@@ -9,7 +9,10 @@
 // still one in flight) instead of as many as the server can echo: memory
 // compared at the same traffic, not at each server's own maximum (a faster
 // server allocates faster and V8 grows its heap for that).
-//   node benchmark/ws-echo.js [clients=50] [duration=3] [rate=0]
+// With `cluster=N`, N workers of node:cluster echo on one port (the clients'
+// process unpinned, on the same cores): the figures are the workers'
+// together (common/cluster-probe.js), with where each one's codec jobs ran.
+//   node benchmark/ws-echo.js [clients=50] [duration=3] [rate=0] [cluster=0]
 
 const { spawn } = require('child_process');
 const probe = require('./common/proc-probe');
@@ -19,6 +22,23 @@ const conf = Object.fromEntries(process.argv.slice(2).map((a) => a.split('=')).m
 const clients = conf.clients || 50;
 const duration = conf.duration || 3;
 const rate = conf.rate || 0;
+const workers = conf.cluster || 0;
+
+// Starts the clients against `port`; calls done(echoed, seconds).
+function runClients(port, pin, done) {
+  const start = process.hrtime.bigint();
+  const load = pin && process.env.BENCH_LOAD_CPU !== undefined && hasCommand('taskset') ? ['taskset', '-c', process.env.BENCH_LOAD_CPU] : [];
+  const argv = [...load, process.execPath, __filename, `clients=${clients}`, `duration=${duration}`, `rate=${rate}`];
+  const child = spawn(argv[0], argv.slice(1), { env: { ...process.env, WS_ECHO_CLIENT: String(port), NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.on('close', () => done(JSON.parse(out).echoed, Number(process.hrtime.bigint() - start) / 1e9));
+}
+
+function report(result) {
+  console.log(`ws-echo.js clients=${clients} rate=${rate}${workers ? ` cluster=${workers}` : ''}: ${result.rate.toFixed(2)}`);
+  console.log('#json ' + JSON.stringify(result));
+}
 
 if (process.env.WS_ECHO_CLIENT) {
   // The load: `clients` connections, each sends the next message when the last came back.
@@ -41,6 +61,36 @@ if (process.env.WS_ECHO_CLIENT) {
     });
     ws.on('close', () => { if (--open === 0) { process.stdout.write(JSON.stringify({ echoed }) + '\n'); } });
   }
+} else if (workers > 0) {
+  const cluster = require('cluster');
+  if (cluster.isWorker) {
+    const { WebSocketServer } = require('ws');
+    const wss = new WebSocketServer({ port: Number(process.env.WS_ECHO_PORT), host: '127.0.0.1', perMessageDeflate: true });
+    wss.on('connection', (ws) => ws.on('message', (data, binary) => ws.send(data, { binary })));
+    wss.on('listening', () => process.send('listening'));
+    const mode = () => {
+      const z = globalThis[Symbol.for('http-fastpath.state')] ? require('..').status().zlib : undefined;
+      return z ? `${z.mode} (${z.inline} inline, ${z.switches ?? 0} switches)` : 'stock';
+    };
+    setInterval(() => process.send({ zlib: mode() }), 500).unref();
+    process.on('message', (m) => { if (m === 'stop') wss.close(() => process.exit(0)); });
+  } else {
+    const probePort = require('net').createServer().listen(0, '127.0.0.1', async () => {
+      const { port } = probePort.address();
+      await new Promise((resolve) => probePort.close(resolve));
+      const forked = Array.from({ length: workers }, () => cluster.fork({ WS_ECHO_PORT: String(port) }));
+      const modes = new Map();
+      await Promise.all(forked.map((w) => new Promise((resolve) => w.on('message', (m) => {
+        if (m === 'listening') resolve();
+        else if (m && m.zlib) modes.set(w.id, m.zlib);
+      }))));
+      const stop = require('./common/cluster-probe').start(forked.map((w) => w.process.pid));
+      runClients(port, false, (echoed, seconds) => {
+        report({ rate: echoed / seconds, messages: echoed, ...stop(echoed), zlibModes: [...modes.values()] });
+        for (const w of forked) w.send('stop');
+      });
+    });
+  }
 } else {
   const { WebSocketServer } = require('ws');
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: true });
@@ -48,19 +98,9 @@ if (process.env.WS_ECHO_CLIENT) {
   wss.on('listening', () => {
     const stop = probe.start();
     const cpu = process.cpuUsage();
-    const start = process.hrtime.bigint();
-    const load = process.env.BENCH_LOAD_CPU !== undefined && hasCommand('taskset') ? ['taskset', '-c', process.env.BENCH_LOAD_CPU] : [];
-    const argv = [...load, process.execPath, __filename, `clients=${clients}`, `duration=${duration}`, `rate=${rate}`];
-    const child = spawn(argv[0], argv.slice(1), { env: { ...process.env, WS_ECHO_CLIENT: String(wss.address().port), NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.on('close', () => {
-      const { echoed } = JSON.parse(out);
-      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    runClients(wss.address().port, true, (echoed, seconds) => {
       const used = process.cpuUsage(cpu);
-      const result = { rate: echoed / seconds, messages: echoed, cpuUsPerReq: (used.user + used.system) / echoed, ...stop(echoed) };
-      console.log(`ws-echo.js clients=${clients} rate=${rate}: ${result.rate.toFixed(2)}`);
-      console.log('#json ' + JSON.stringify(result));
+      report({ rate: echoed / seconds, messages: echoed, cpuUsPerReq: (used.user + used.system) / echoed, ...stop(echoed) });
       wss.close();
     });
   });

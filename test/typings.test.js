@@ -41,7 +41,9 @@ const on: boolean = s.active && s.native.loaded && s.native.features.messageBuil
 const why: string | null = s.native.reason;
 const codecJobs: 'inline' | 'pool' | undefined = s.zlib?.mode;
 const cpus: number | null | undefined = s.zlib?.cpus;
-void codecJobs; void cpus;
+const idle: number | null | undefined = s.zlib?.idleCores;
+const accelerated: string[] | undefined = s.frameworks.express?.helpers?.copies[0]?.accelerated;
+void codecJobs; void cpus; void idle; void accelerated;
 const n = fastpath.native;
 if (n) { const buf = n.buildHttpMessage('HTTP/1.1 200 OK\\r\\n', ['A', 'b']); const store = new n.HeaderStore(); store.set('a', 'b'); void buf; }
 void on; void why; fastpath.install(); fastpath.uninstall();

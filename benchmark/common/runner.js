@@ -47,13 +47,14 @@ function nodeFor(version) {
 }
 
 // binary: { label, cmd: [exe, ...args] }
-function runOne(binary, file, config, { serverCpu = 0, loadCpu = 1, duration } = {}) {
-  const pin = hasCommand('taskset') ? ['taskset', '-c', String(serverCpu)] : [];
+// `pinned: false` runs the server and its load on any core (cluster=N runs).
+function runOne(binary, file, config, { serverCpu = 0, loadCpu = 1, duration, pinned = true } = {}) {
+  const pin = pinned && hasCommand('taskset') ? ['taskset', '-c', String(serverCpu)] : [];
   const [exe, ...rest] = [...pin, ...binary.cmd];
   const argv = [...rest, path.join(benchDir, file), ...config.split(' ')];
   if (duration) argv.push(`duration=${duration}`);
   const r = spawnSync(exe, argv, {
-    encoding: 'utf8', env: { ...process.env, BENCH_CHILD: '1', BENCH_LOAD_CPU: String(loadCpu) }, timeout: 180000,
+    encoding: 'utf8', env: { ...process.env, BENCH_CHILD: '1', ...(pinned ? { BENCH_LOAD_CPU: String(loadCpu) } : {}) }, timeout: 180000,
   });
   const line = (r.stdout || '').split('\n').find((l) => l.startsWith('#json '));
   if (!line) throw new Error(`${binary.label} ${file} ${config} failed:\n${r.stdout}\n${r.stderr}`);
@@ -61,14 +62,14 @@ function runOne(binary, file, config, { serverCpu = 0, loadCpu = 1, duration } =
 }
 
 // Interleaves `runs` rounds of every binary (random order each round).
-function compare({ binaries, jobs, runs, duration, log = () => {} }) {
+function compare({ binaries, jobs, runs, duration, pinned = true, log = () => {} }) {
   const results = [];
   for (const { file, config } of jobs) {
     const samples = Object.fromEntries(binaries.map((b) => [b.label, []]));
     for (let run = 0; run < runs; run++) {
       const order = [...binaries].sort(() => Math.random() - 0.5);
       for (const b of order) {
-        const r = runOne(b, file, config, { duration });
+        const r = runOne(b, file, config, { duration, pinned });
         samples[b.label].push(r);
         log(`[${run + 1}/${runs}] ${b.label} ${file} ${config}: ${r.rate.toFixed(1)}`);
       }
@@ -96,7 +97,9 @@ const sign = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(2)} %`;
 function summarise(results, oldLabel = 'old', newLabel = 'new') {
   return results.map(({ file, config, samples }) => {
     const rate = (k) => samples[k].map((r) => r.rate);
-    const cpu = (k) => samples[k].map((r) => r.cpuUsPerReq).filter((x) => x !== undefined);
+    // A cluster run's CPU and memory are its workers' together.
+    const cpu = (k) => samples[k].map((r) => r.workersCpuUsPerReq ?? r.cpuUsPerReq).filter((x) => x !== undefined);
+    const rss = (k) => samples[k].map((r) => r.workersRssMiB ?? r.rssMiB).filter((x) => x !== undefined && x !== null);
     const w = welch(rate(oldLabel), rate(newLabel));
     const row = {
       benchmark: `${file} ${config}`,
@@ -112,6 +115,7 @@ function summarise(results, oldLabel = 'old', newLabel = 'new') {
       row['cpu µs/req'] = `${median(cpu(oldLabel)).toFixed(1)} → ${median(cpu(newLabel)).toFixed(1)}`;
       row['cpu change'] = `${sign(c.improvement)} ${stars(c.p)}`.trim();
     }
+    if (rss(oldLabel).length && rss(newLabel).length) row['RSS MiB'] = `${median(rss(oldLabel)).toFixed(1)} → ${median(rss(newLabel)).toFixed(1)}`;
     return row;
   });
 }
