@@ -10,8 +10,9 @@
 // compared at the same traffic, not at each server's own maximum (a faster
 // server allocates faster and V8 grows its heap for that).
 // With `cluster=N`, N workers of node:cluster echo on one port (the clients'
-// process unpinned, on the same cores): the figures are the workers'
-// together (common/cluster-probe.js), with where each one's codec jobs ran.
+// process unpinned, on the same cores), measured after a warm-up as long as
+// the run: the figures are the workers' together (common/cluster-probe.js),
+// with where each one's codec jobs ran.
 //   node benchmark/ws-echo.js [clients=50] [duration=3] [rate=0] [cluster=0]
 
 const { spawn } = require('child_process');
@@ -52,12 +53,12 @@ if (process.env.WS_ECHO_CLIENT) {
     const ws = new WebSocket(`ws://127.0.0.1:${process.env.WS_ECHO_CLIENT}`, { perMessageDeflate: true });
     let next = 0; // when this client's next message is due (with `rate`)
     const send = () => { ws.send(message); next = Math.max(Date.now(), next) + period; };
-    ws.on('open', () => { open++; next = Date.now() + (period * i) / clients; setTimeout(send, next - Date.now()); });
+    ws.on('open', () => { open++; next = Date.now() + (period * i) / clients; setTimeout(send, Math.max(0, next - Date.now())); });
     ws.on('message', () => {
       echoed++;
       if (Date.now() >= end) ws.close();
       else if (period === 0) send();
-      else setTimeout(send, next - Date.now());
+      else setTimeout(send, Math.max(0, next - Date.now()));
     });
     ws.on('close', () => { if (--open === 0) { process.stdout.write(JSON.stringify({ echoed }) + '\n'); } });
   }
@@ -70,7 +71,7 @@ if (process.env.WS_ECHO_CLIENT) {
     wss.on('listening', () => process.send('listening'));
     const mode = () => {
       const z = globalThis[Symbol.for('http-fastpath.state')] ? require('..').status().zlib : undefined;
-      return z ? `${z.mode} (${z.inline} inline, ${z.switches ?? 0} switches)` : 'stock';
+      return z ? `${z.mode} (${z.inline} inline, ${z.switches ?? 0} switches, idle ${z.idleCores?.toFixed(2)})` : 'stock';
     };
     setInterval(() => process.send({ zlib: mode() }), 500).unref();
     process.on('message', (m) => { if (m === 'stop') wss.close(() => process.exit(0)); });
@@ -84,10 +85,13 @@ if (process.env.WS_ECHO_CLIENT) {
         if (m === 'listening') resolve();
         else if (m && m.zlib) modes.set(w.id, m.zlib);
       }))));
-      const stop = require('./common/cluster-probe').start(forked.map((w) => w.process.pid));
-      runClients(port, false, (echoed, seconds) => {
-        report({ rate: echoed / seconds, messages: echoed, ...stop(echoed), zlibModes: [...modes.values()] });
-        for (const w of forked) w.send('stop');
+      // A warm-up as long as the run, then the measured run.
+      runClients(port, false, () => {
+        const stop = require('./common/cluster-probe').start(forked.map((w) => w.process.pid));
+        runClients(port, false, (echoed, seconds) => {
+          report({ rate: echoed / seconds, messages: echoed, ...stop(echoed), zlibModes: [...modes.values()] });
+          for (const w of forked) w.send('stop');
+        });
       });
     });
   }

@@ -49,24 +49,35 @@ test('the decision needs a streak each way, does not flap between the thresholds
   const changes = [];
   const decide = c.makeDecider((inline, idle) => changes.push([inline, idle]));
   let at = 0;
-  const feed = (values) => values.map((v) => decide(v, at += 1000));
-  assert.deepStrictEqual(feed([0.2, 0.1]), [false, false]);
+  const feed = (values) => values.map((v) => decide(v, at += 500));
+  const n = c.STREAK;
+  const after = (count, value) => [...Array(count - 1).fill(value), !value]; // a switch at the count-th sample
+  assert.deepStrictEqual(feed(Array(n - 2).fill(0.2)), Array(n - 2).fill(false));
   assert.deepStrictEqual(feed([null]), [false]); // a missing sample keeps the streak
-  assert.deepStrictEqual(feed([0.05]), [true]);
+  assert.deepStrictEqual(feed([0.1, 0.05]), [false, true]);
   assert.deepStrictEqual(changes, [[true, 0.05]]);
-  // Between ENTER and LEAVE, and single idle seconds: stays inline.
+  // Between ENTER and LEAVE, and single idle samples: stays inline.
   assert.deepStrictEqual(feed([0.3, 0.5, 0.7, 1.5, 0.2, 1.5, 1.5, 0.6]), Array(8).fill(true));
-  // Back to the pool after 3 idle seconds...
-  assert.deepStrictEqual(feed([0.9, 0.9, 0.9]), [true, true, false]);
-  // ...and, less than FLAP_MS after the last switch, the next one needs 6.
-  assert.deepStrictEqual(feed([0, 0, 0, 0, 0, 0]), [false, false, false, false, false, true]);
-  assert.deepStrictEqual(feed(Array(12).fill(1)), [...Array(11).fill(true), false]);
+  // Back to the pool after a streak of idle samples...
+  assert.deepStrictEqual(feed(Array(n).fill(0.9)), after(n, true));
+  // ...and, less than FLAP_MS after the last switch, the next one needs twice the streak, then four times.
+  assert.deepStrictEqual(feed(Array(2 * n).fill(0)), after(2 * n, false));
+  assert.deepStrictEqual(feed(Array(4 * n).fill(1)), after(4 * n, true));
   assert.strictEqual(changes.length, 4);
   // Alternating around both thresholds never completes a streak.
   assert.deepStrictEqual(feed([0.1, 1.5, 0.1, 1.5, 0.1, 1.5, 0.1, 1.5]), Array(8).fill(false));
-  // A switch long after the last one needs the first streak again.
-  at += c.FLAP_MS;
-  assert.deepStrictEqual(feed([0, 0, 0]), [false, false, true]);
+  // A switch long after the last one (FLAP_MS beyond the streak it needed) needs the first streak again.
+  at += c.FLAP_MS + c.MAX_STREAK * 500;
+  assert.deepStrictEqual(feed(Array(n).fill(0)), after(n, false));
+  // Switching back and forth as soon as allowed doubles the streak each time, up to MAX_STREAK.
+  const streaks = [];
+  for (let i = 0; i < 8; i++) {
+    const value = i % 2 === 0 ? 1 : 0; // inline now: idle samples; then busy ones
+    const seen = [];
+    for (let k = 1; seen.length === 0; k++) if (decide(value, at += 500) === (value === 0)) seen.push(k);
+    streaks.push(seen[0]);
+  }
+  assert.deepStrictEqual(streaks, [n, 2 * n, 4 * n, 8 * n, 16 * n, 32 * n, 64 * n, 128 * n].map((x) => Math.min(x, c.MAX_STREAK)));
 });
 
 test("watch() samples on an unref'd timer, calls back on a switch, and stops", async () => {
@@ -126,4 +137,33 @@ test('a process whose cores other processes keep busy moves small jobs inline', 
   assert.ok(z.switches >= 1, JSON.stringify(z));
   assert.ok(z.inline > 0, JSON.stringify(z));
   assert.match(z.reason, /^cores busy/);
+});
+
+test('a switch back to the pool: the patched streams run their jobs on the pool, with the same bytes', { skip: !require('..').status().native.loaded && 'no native addon' }, async () => {
+  const fastpath = require('..');
+  require('http'); // the package installs itself here, before its modules are used below
+  const zlib = require('zlib');
+  const inlineJobs = require('../lib/zlib/inline-jobs');
+  const patch = require('../lib/setup/patch');
+  const patches = inlineJobs.planInlineJobs(zlib, () => fastpath.native);
+  patch.apply(patches);
+  const body = Buffer.from(JSON.stringify(Array.from({ length: 40 }, (_, i) => ({ id: i, name: `item ${i}` }))));
+  const gzip = () => new Promise((resolve, reject) => zlib.gzip(body, (err, out) => (err ? reject(err) : resolve(out))));
+  try {
+    const counts = () => inlineJobs.snapshot();
+    inlineJobs.setEnabled(false);
+    const before = counts();
+    const pooledOut = await gzip();
+    const mid = counts();
+    assert.strictEqual(mid.inline, before.inline);
+    assert.ok((mid.pooled.poolMode ?? 0) > (before.pooled.poolMode ?? 0), JSON.stringify(mid));
+    inlineJobs.setEnabled(true);
+    const inlineOut = await gzip();
+    assert.ok(counts().inline > mid.inline, JSON.stringify(counts()));
+    assert.deepStrictEqual(pooledOut, zlib.gzipSync(body));
+    assert.deepStrictEqual(inlineOut, pooledOut);
+  } finally {
+    patch.revert(patches);
+    inlineJobs.setEnabled(true);
+  }
 });

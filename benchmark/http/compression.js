@@ -12,8 +12,9 @@
 // p99 (common/proc-probe.js); the 1 MiB body is the large job that must stay on
 // the threadpool. cluster=N (N > 0): N workers of node:cluster serve the app
 // on one port (one per CPU is what deployments run), the load generator on
-// the same machine, unpinned; the figures are then the workers' together
-// (common/cluster-probe.js), with where each worker's codec jobs ran at the end.
+// the same machine, unpinned, after a warm-up as long as the run; the figures
+// are then the workers' together (common/cluster-probe.js), with where each
+// worker's codec jobs ran at the end.
 const common = require('../common/bench');
 const probe = require('../common/proc-probe');
 const fs = require('fs');
@@ -78,24 +79,37 @@ function floor({ size, enc }, port) {
 
 const APPS = { express, fastify, koa, floor };
 
+// Where this process's codec jobs ran ('stock' without the package).
+function zlibMode() {
+  const z = globalThis[Symbol.for('http-fastpath.state')] ? require(path.join(__dirname, '..', '..')).status().zlib : undefined;
+  return z ? `${z.mode} (${z.inline} inline, ${z.switches ?? 0} switches, idle ${z.idleCores?.toFixed(2)})` : 'stock';
+}
+
 async function main(conf) {
   if (conf.cluster > 0) return clustered(conf);
   const { server, close } = await APPS[conf.framework](conf, 0);
-  load(server.address().port, conf.enc, conf.c, probe.start, close);
+  const start = () => {
+    const stop = probe.start();
+    return (requests) => ({ ...stop(requests), zlibMode: zlibMode() });
+  };
+  load(server.address().port, conf.enc, conf.c, start, close);
 }
 
 // The primary forks the workers (same script, same config, same -r) and
 // drives them; each worker serves the app on the primary's port.
+function warmUp(port, { enc, c, duration = bench.duration }) {
+  if (!common.hasCommand('wrk')) return new Promise((resolve) => setTimeout(resolve, duration * 1000));
+  const accept = enc === 'br' ? 'gzip, deflate, br' : 'gzip';
+  const wrk = require('child_process').spawn('wrk', ['-t1', `-c${c}`, `-d${duration}s`, '-H', `Accept-Encoding: ${accept}`, `http://127.0.0.1:${port}/items`], { stdio: 'ignore' });
+  return new Promise((resolve) => wrk.on('close', resolve));
+}
+
 async function clustered(conf) {
   const cluster = require('cluster');
   if (cluster.isWorker) {
     const { close } = await APPS[conf.framework](conf, Number(process.env.BENCH_PORT));
     // Where this worker's codec jobs run, sent to the primary twice a second.
-    const report = () => {
-      const z = globalThis[Symbol.for('http-fastpath.state')] ? require(path.join(__dirname, '..', '..')).status().zlib : undefined;
-      process.send({ zlib: z ? `${z.mode} (${z.inline} inline, ${z.switches ?? 0} switches, idle ${z.idleCores?.toFixed(2)})` : 'stock' });
-    };
-    setInterval(report, 500).unref();
+    setInterval(() => process.send({ zlib: zlibMode() }), 500).unref();
     process.on('message', (m) => {
       if (m !== 'stop') return;
       close();
@@ -119,6 +133,9 @@ async function clustered(conf) {
     const stop = clusterProbe.start(workers.map((w) => w.process.pid));
     return (requests) => ({ ...stop(requests), zlibModes: [...modes.values()] });
   };
+  // Servers run for hours: the measured run starts after a warm-up as long
+  // as itself (in which the package, with the cores busy, switches its jobs).
+  await warmUp(port, conf);
   load(port, conf.enc, conf.c, start, () => {
     for (const w of workers) w.send('stop');
   });

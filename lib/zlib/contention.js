@@ -1,5 +1,5 @@
 'use strict';
-// Whether the CPUs this process may use have idle time, measured once a
+// Whether the CPUs this process may use have idle time, measured twice a
 // second while codec jobs can go either way (a process with more than one
 // CPU).
 //
@@ -12,17 +12,17 @@
 // idle CPU left, in cores: on the CPUs of the process's affinity
 // (/proc/stat; steal counts as busy) and, under a cgroup v2 quota, in the
 // cgroup (quota minus its cpu.stat usage); the smaller counts. Inline after
-// a streak of seconds with idle < ENTER, back to the pool after a streak with
-// idle > LEAVE. Inline jobs cost less CPU, so the switch can free what it
-// measured: a switch within FLAP_MS of the previous one doubles the streak
-// the next one needs (up to MAX_STREAK), so the mode cannot flap faster
-// than that. A switch is one boolean that each job reads.
+// a streak of samples (2 s) with idle < ENTER, back to the pool after a
+// streak with idle > LEAVE. Inline jobs cost less CPU, so the switch can free what it
+// measured: a switch that comes less than FLAP_MS after the streak the
+// previous one needed doubles the streak the next one needs (up to
+// MAX_STREAK), so the mode cannot flap faster than that. A switch is one boolean that each job reads.
 
 const fs = require('fs');
 
-const INTERVAL_MS = 1000;
-const STREAK = 3;
-const MAX_STREAK = 48;
+const INTERVAL_MS = 500;
+const STREAK = 4; // 2 s
+const MAX_STREAK = 96; // 48 s
 const FLAP_MS = 30000;
 const ENTER = 0.25;
 const LEAVE = 0.75;
@@ -104,9 +104,10 @@ function idleCores(a, b, src) {
   return idle;
 }
 
-// The decision as samples come (`at` in ms): `onChange(inline, idle)` at
-// each switch.
-function makeDecider(onChange) {
+// The decision as samples come (`at` in ms, one every `interval`):
+// `onChange(inline, idle)` at each switch. The back-off is forgotten only
+// after FLAP_MS without a switch beyond the streak it asked for.
+function makeDecider(onChange, interval = INTERVAL_MS) {
   let inline = false;
   let streak = 0;
   let needed = STREAK;
@@ -115,7 +116,7 @@ function makeDecider(onChange) {
     if (idle === null) return inline;
     const wantsSwitch = inline ? idle > LEAVE : idle < ENTER;
     streak = wantsSwitch ? streak + 1 : 0;
-    const soon = at - lastSwitch < FLAP_MS;
+    const soon = at - lastSwitch < FLAP_MS + needed * interval;
     if (streak >= (soon ? needed : STREAK)) {
       inline = !inline;
       streak = 0;
@@ -129,7 +130,7 @@ function makeDecider(onChange) {
 
 // Samples every INTERVAL_MS on an unref'd timer; stop() ends it.
 function watch(src, onChange, interval = INTERVAL_MS) {
-  const decide = makeDecider(onChange);
+  const decide = makeDecider(onChange, interval);
   let last = takeSample(src);
   let lastIdle = null;
   const timer = setInterval(() => {
