@@ -89,6 +89,13 @@ if (args['dry-run']) {
     dryRunOf('http/compression.js', [`framework=${framework}`, 'size=2048', 'enc=br'], /#json .*"rssMiB"/);
   }
   dryRunOf('ws-echo.js', ['clients=10'], /#json .*"rssMiB"/);
+  // Two cluster workers each (the workers' figures and where their jobs ran).
+  dryRunOf('http/compression.js', ['framework=express', 'size=2048', 'enc=gzip', 'cluster=2'], /#json .*"workersRssMiB".*"zlibModes":\["(inline|pool)/);
+  dryRunOf('ws-echo.js', ['clients=10', 'cluster=2'], /#json .*"workersCpuUsPerReq"/);
+  // The Express routes, the POST stack included, and Fastify's.
+  for (const config of [['framework=express5', 'route=stack'], ['framework=express4', 'route=send'], ['framework=fastify', 'route=stack'], ['framework=express5', 'route=params']]) {
+    dryRunOf('http/express-routes.js', config, /#json .*"cpuUsPerReq"/);
+  }
   console.log('benchmark dry run: ok');
 } else {
   const versions = args.all ? VERSIONS : [process.versions.node];
