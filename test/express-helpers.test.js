@@ -17,7 +17,7 @@ const path = require('path');
 const Module = require('module');
 const fastpath = require('..');
 const { rawRequest } = require('./helpers/raw-request');
-const { normaliseDates } = require('./helpers/differential');
+const { normaliseDates, describeError } = require('./helpers/differential');
 const { loadFresh } = require('./helpers/fresh-modules');
 const helpers = require('../lib/frameworks/express-helpers');
 
@@ -49,10 +49,6 @@ function loadStock(name) {
   }
 }
 const STOCK = { express4: loadStock('express4'), express5: loadStock('express') };
-
-function describeError(err) {
-  return { name: err.name, code: err.code, message: err.message };
-}
 
 // Runs `scenario` on one copy; `log` collects what the handlers saw.
 async function runOnce(scenario, parts, patched) {
