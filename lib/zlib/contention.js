@@ -18,7 +18,7 @@
 // previous one needed doubles the streak the next one needs (up to
 // MAX_STREAK), so the mode cannot flap faster than that. A switch is one boolean that each job reads.
 
-const fs = require('fs');
+const { readOr } = require('./mode');
 
 const INTERVAL_MS = 500;
 const STREAK = 4; // 2 s
@@ -26,14 +26,6 @@ const MAX_STREAK = 96; // 48 s
 const FLAP_MS = 30000;
 const ENTER = 0.25;
 const LEAVE = 0.75;
-
-function readOr(file, fallback) {
-  try {
-    return fs.readFileSync(file, 'latin1');
-  } catch {
-    return fallback;
-  }
-}
 
 // "0-3,8,10-11" -> [0, 1, 2, 3, 8, 10, 11]
 function parseCpuList(text) {

@@ -89,4 +89,4 @@ const REASONS = {
   inline: 'cores busy: the threadpool would compete with loop threads for them (measured each second)',
 };
 
-module.exports = { decide, cgroupCpus, cgroupQuota, REASONS };
+module.exports = { decide, cgroupCpus, cgroupQuota, readOr, REASONS };
