@@ -108,9 +108,13 @@ async function clustered(conf) {
   const cluster = require('cluster');
   if (cluster.isWorker) {
     const { close } = await APPS[conf.framework](conf, Number(process.env.BENCH_PORT));
-    // Where this worker's codec jobs run, sent to the primary twice a second.
-    setInterval(() => process.send({ zlib: zlibMode() }), 500).unref();
+    // Where this worker's codec jobs run and its event loop's delay p99 since
+    // the measured run began, sent to the primary twice a second.
+    const delay = require('perf_hooks').monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    setInterval(() => process.send({ zlib: zlibMode(), delayP99Ms: delay.percentile(99) / 1e6 }), 500).unref();
     process.on('message', (m) => {
+      if (m === 'measure') delay.reset();
       if (m !== 'stop') return;
       close();
       setTimeout(() => process.exit(0), 100).unref();
@@ -128,10 +132,18 @@ async function clustered(conf) {
   await Promise.all(workers.map((w) => new Promise((resolve) => w.on('message', (m) => { if (m === 'listening') resolve(); }))));
   const clusterProbe = require('../common/cluster-probe');
   const modes = new Map();
-  for (const w of workers) w.on('message', (m) => { if (m && m.zlib !== undefined) modes.set(w.id, m.zlib); });
+  const delays = new Map();
+  for (const w of workers) {
+    w.on('message', (m) => {
+      if (m && m.zlib === undefined) return;
+      modes.set(w.id, m.zlib);
+      delays.set(w.id, m.delayP99Ms);
+    });
+  }
   const start = () => {
+    for (const w of workers) w.send('measure');
     const stop = clusterProbe.start(workers.map((w) => w.process.pid));
-    return (requests) => ({ ...stop(requests), zlibModes: [...modes.values()] });
+    return (requests) => ({ ...stop(requests), zlibModes: [...modes.values()], workersLoopDelayP99Ms: Math.max(...delays.values()) });
   };
   // Servers run for hours: the measured run starts after a warm-up as long
   // as itself (in which the package, with the cores busy, switches its jobs).

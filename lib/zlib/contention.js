@@ -20,7 +20,9 @@
 
 const { readOr } = require('./mode');
 
-const INTERVAL_MS = 500;
+// HTTP_FASTPATH_ZLIB_SAMPLE_MS changes the period, for tests that make a
+// switch happen within a short suite.
+const INTERVAL_MS = Number(process.env.HTTP_FASTPATH_ZLIB_SAMPLE_MS) > 0 ? Number(process.env.HTTP_FASTPATH_ZLIB_SAMPLE_MS) : 500;
 const STREAK = 4; // 2 s
 const MAX_STREAK = 96; // 48 s
 const FLAP_MS = 30000;
