@@ -17,6 +17,7 @@
 
 const { spawn } = require('child_process');
 const probe = require('./common/proc-probe');
+const clusterProbe = require('./common/cluster-probe');
 const { hasCommand } = require('./common/bench');
 
 const conf = Object.fromEntries(process.argv.slice(2).map((a) => a.split('=')).map(([k, v]) => [k, Number(v)]));
@@ -69,16 +70,10 @@ if (process.env.WS_ECHO_CLIENT) {
     const wss = new WebSocketServer({ port: Number(process.env.WS_ECHO_PORT), host: '127.0.0.1', perMessageDeflate: true });
     wss.on('connection', (ws) => ws.on('message', (data, binary) => ws.send(data, { binary })));
     wss.on('listening', () => process.send('listening'));
-    const mode = () => {
-      const z = globalThis[Symbol.for('http-fastpath.state')] ? require('..').status().zlib : undefined;
-      return z ? `${z.mode} (${z.inline} inline, ${z.switches ?? 0} switches, idle ${z.idleCores?.toFixed(2)})` : 'stock';
-    };
-    setInterval(() => process.send({ zlib: mode() }), 500).unref();
+    setInterval(() => process.send({ zlib: clusterProbe.zlibMode() }), 500).unref();
     process.on('message', (m) => { if (m === 'stop') wss.close(() => process.exit(0)); });
   } else {
-    const probePort = require('net').createServer().listen(0, '127.0.0.1', async () => {
-      const { port } = probePort.address();
-      await new Promise((resolve) => probePort.close(resolve));
+    clusterProbe.freePort().then(async (port) => {
       const forked = Array.from({ length: workers }, () => cluster.fork({ WS_ECHO_PORT: String(port) }));
       const modes = new Map();
       await Promise.all(forked.map((w) => new Promise((resolve) => w.on('message', (m) => {
@@ -87,7 +82,7 @@ if (process.env.WS_ECHO_CLIENT) {
       }))));
       // A warm-up as long as the run, then the measured run.
       runClients(port, false, () => {
-        const stop = require('./common/cluster-probe').start(forked.map((w) => w.process.pid));
+        const stop = clusterProbe.start(forked.map((w) => w.process.pid));
         runClients(port, false, (echoed, seconds) => {
           report({ rate: echoed / seconds, messages: echoed, ...stop(echoed), zlibModes: [...modes.values()] });
           for (const w of forked) w.send('stop');

@@ -98,13 +98,20 @@ function whenHttpLoads(onHttp) {
 // (lib/frameworks/express-helpers.js). Stays armed: an app may load several
 // copies of Express; what it costs another require() is one comparison.
 const APPLICATION_FILES = ['/lib/application.js', '\\lib\\application.js'];
+
+// The package directory of an Express-shaped <dir>/lib/application.js, or undefined.
+function applicationDir(filename) {
+  const suffix = APPLICATION_FILES.find((s) => filename.endsWith(s));
+  return suffix === undefined ? undefined : filename.slice(0, -suffix.length);
+}
+
 function watchExpressLoads(onUtils) {
   const originalLoad = Module._load;
   function _load(request, parent) {
     const exports = Reflect.apply(originalLoad, this, arguments);
     if (request === './utils' && typeof parent?.filename === 'string') {
-      const suffix = APPLICATION_FILES.find((s) => parent.filename.endsWith(s));
-      if (suffix !== undefined) onUtils(exports, parent.filename.slice(0, -suffix.length));
+      const dir = applicationDir(parent.filename);
+      if (dir !== undefined) onUtils(exports, dir);
     }
     return exports;
   }
@@ -170,8 +177,8 @@ function armExpress() {
   state.disarmExpress = watchExpressLoads((utils, dir) => expressHelpers().adopt(utils, dir));
   // An Express already loaded has handed its helpers out: it stays stock, and status() says so.
   for (const file of Object.keys(require.cache)) {
-    const suffix = APPLICATION_FILES.find((s) => file.endsWith(s));
-    if (suffix !== undefined) expressHelpers().loadedBefore(file.slice(0, -suffix.length));
+    const dir = applicationDir(file);
+    if (dir !== undefined) expressHelpers().loadedBefore(dir);
   }
 }
 

@@ -2,16 +2,19 @@
 // What a group of worker processes spends together (Linux /proc): CPU per
 // request (user + system over all their threads) and resident memory, summed
 // over the workers, sampled every 100 ms while the load runs (mean and peak
-// after the first third, as common/proc-probe.js does for one process).
+// after the first third, as common/proc-probe.js does for one process). Also
+// what the cluster benchmarks share: a free port for the workers, and where
+// a worker's codec jobs run.
 const fs = require('fs');
+const net = require('net');
+const path = require('path');
+const { statFields, TICK_US } = require('./proc-probe');
 
-const TICK_US = 1e6 / 100; // USER_HZ
 const PAGE = 4096;
 
 function cpuUs(pid) {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const f = statFields(fs.readFileSync(`/proc/${pid}/stat`, 'latin1'));
     return (Number(f[11]) + Number(f[12])) * TICK_US;
   } catch {
     return 0; // ended
@@ -45,4 +48,20 @@ function start(pids) {
   };
 }
 
-module.exports = { start };
+// A port free on 127.0.0.1 now, for the workers to share.
+function freePort() {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+// Where this process's codec jobs run ('stock' without the package).
+function zlibMode() {
+  const z = globalThis[Symbol.for('http-fastpath.state')] ? require(path.join(__dirname, '..', '..')).status().zlib : undefined;
+  return z ? `${z.mode} (${z.inline} inline, ${z.switches ?? 0} switches, idle ${z.idleCores?.toFixed(2)})` : 'stock';
+}
+
+module.exports = { start, freePort, zlibMode };

@@ -13,11 +13,15 @@ const { monitorEventLoopDelay } = require('perf_hooks');
 
 const TICK_US = 1e6 / 100; // clock ticks (USER_HZ) are 100 per second on Linux
 
+// A /proc/…/stat line's fields from 3 (state) on: minflt is f[7], utime
+// f[11], stime f[12] (clock ticks).
+function statFields(text) {
+  return text.slice(text.lastIndexOf(')') + 2).split(' ');
+}
+
 function threadStat(tid) {
   try {
-    const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields from 3 (state): minflt is field 10, utime 14, stime 15.
+    const f = statFields(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'latin1'));
     const status = fs.readFileSync(`/proc/self/task/${tid}/status`, 'latin1');
     const ctx = /voluntary_ctxt_switches:\s+(\d+)[\s\S]*nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status);
     return { minflt: Number(f[7]), cpuUs: (Number(f[11]) + Number(f[12])) * TICK_US, ctx: ctx ? Number(ctx[1]) + Number(ctx[2]) : 0 };
@@ -79,4 +83,4 @@ function start() {
   };
 }
 
-module.exports = { start };
+module.exports = { start, statFields, TICK_US };

@@ -17,6 +17,7 @@
 // worker's codec jobs ran at the end.
 const common = require('../common/bench');
 const probe = require('../common/proc-probe');
+const clusterProbe = require('../common/cluster-probe');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -79,18 +80,12 @@ function floor({ size, enc }, port) {
 
 const APPS = { express, fastify, koa, floor };
 
-// Where this process's codec jobs ran ('stock' without the package).
-function zlibMode() {
-  const z = globalThis[Symbol.for('http-fastpath.state')] ? require(path.join(__dirname, '..', '..')).status().zlib : undefined;
-  return z ? `${z.mode} (${z.inline} inline, ${z.switches ?? 0} switches, idle ${z.idleCores?.toFixed(2)})` : 'stock';
-}
-
 async function main(conf) {
   if (conf.cluster > 0) return clustered(conf);
   const { server, close } = await APPS[conf.framework](conf, 0);
   const start = () => {
     const stop = probe.start();
-    return (requests) => ({ ...stop(requests), zlibMode: zlibMode() });
+    return (requests) => ({ ...stop(requests), zlibMode: clusterProbe.zlibMode() });
   };
   load(server.address().port, conf.enc, conf.c, start, close);
 }
@@ -112,7 +107,7 @@ async function clustered(conf) {
     // the measured run began, sent to the primary twice a second.
     const delay = require('perf_hooks').monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
-    setInterval(() => process.send({ zlib: zlibMode(), delayP99Ms: delay.percentile(99) / 1e6 }), 500).unref();
+    setInterval(() => process.send({ zlib: clusterProbe.zlibMode(), delayP99Ms: delay.percentile(99) / 1e6 }), 500).unref();
     process.on('message', (m) => {
       if (m === 'measure') delay.reset();
       if (m !== 'stop') return;
@@ -122,15 +117,9 @@ async function clustered(conf) {
     process.send('listening');
     return;
   }
-  const port = await new Promise((resolve) => {
-    const probePort = require('net').createServer().listen(0, '127.0.0.1', () => {
-      const { port: free } = probePort.address();
-      probePort.close(() => resolve(free));
-    });
-  });
+  const port = await clusterProbe.freePort();
   const workers = Array.from({ length: conf.cluster }, () => cluster.fork({ BENCH_PORT: String(port) }));
   await Promise.all(workers.map((w) => new Promise((resolve) => w.on('message', (m) => { if (m === 'listening') resolve(); }))));
-  const clusterProbe = require('../common/cluster-probe');
   const modes = new Map();
   const delays = new Map();
   for (const w of workers) {

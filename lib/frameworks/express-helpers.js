@@ -46,6 +46,8 @@ function readPackage(dir) {
   }
 }
 
+const versionOf = (pkg) => (pkg !== null && typeof pkg.version === 'string' ? pkg.version : 'unknown');
+
 // setCharset(type, charset) kept by `type` for Express's one charset. The
 // content-type module it calls is looked up per call in utils, so a hit also
 // checks that its parse/format are still the ones the result came from.
@@ -153,7 +155,7 @@ function adopt(utils, dir) {
   if (utils === null || typeof utils !== 'object' || seen.has(utils)) return;
   seen.add(utils);
   const pkg = readPackage(dir);
-  const version = pkg !== null && typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  const version = versionOf(pkg);
   if (pkg === null || pkg.name !== 'express' || !versionIn(version, RECOGNISED)) {
     stock.push({ version, dir, reason: pkg?.name === 'express' ? 'unrecognised version' : 'not express' });
     return;
@@ -168,7 +170,7 @@ function adopt(utils, dir) {
 function loadedBefore(dir) {
   const pkg = readPackage(dir);
   if (pkg === null || pkg.name !== 'express' || copies.some((c) => c.dir === dir) || stock.some((s) => s.dir === dir)) return;
-  stock.push({ version: typeof pkg.version === 'string' ? pkg.version : 'unknown', dir, reason: 'loaded before http-fastpath' });
+  stock.push({ version: versionOf(pkg), dir, reason: 'loaded before http-fastpath' });
 }
 
 function applyCopy(copy) {

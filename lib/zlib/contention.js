@@ -13,10 +13,11 @@
 // (/proc/stat; steal counts as busy) and, under a cgroup v2 quota, in the
 // cgroup (quota minus its cpu.stat usage); the smaller counts. Inline after
 // a streak of samples (2 s) with idle < ENTER, back to the pool after a
-// streak with idle > LEAVE. Inline jobs cost less CPU, so the switch can free what it
-// measured: a switch that comes less than FLAP_MS after the streak the
-// previous one needed doubles the streak the next one needs (up to
-// MAX_STREAK), so the mode cannot flap faster than that. A switch is one boolean that each job reads.
+// streak with idle > LEAVE. Inline jobs cost less CPU, so the switch can
+// free what it measured: a switch that comes less than FLAP_MS after the
+// streak the previous one needed doubles the streak the next one needs (up
+// to MAX_STREAK), so the mode cannot flap faster than that. A switch is one
+// boolean that each job reads.
 
 const { readOr } = require('./mode');
 
