@@ -63,4 +63,32 @@ function makeGetHeader(adapter, original) {
   };
 }
 
-module.exports = { OutgoingHeaders, makeContainerCreator, makeSetHeader, makeGetHeader };
+// removeHeader that keeps the store a fast-mode object. V8 turns an object
+// into a hash table when a property other than the last one added is deleted:
+// helmet removes the X-Powered-By that express set first, compression the
+// Content-Length, so the store of such a response became a dictionary (a
+// table allocated per response, slower reads, and a key array allocated for
+// every for-in). A key that is present goes by copying the other entries, in
+// their order, into a new container; Node's own removeHeader then validates,
+// sets its flags and deletes a key that is no longer there.
+function makeRemoveHeader(adapter, original) {
+  const { kOutHeaders } = adapter;
+  return function removeHeader(name) {
+    const headers = typeof name === 'string' && !this._header ? this[kOutHeaders] : null;
+    if (headers != null) {
+      const key = headerKey(name);
+      if (headers[key] !== undefined) this[kOutHeaders] = copyWithout(headers, key);
+    }
+    return original.call(this, name);
+  };
+}
+
+function copyWithout(headers, key) {
+  const proto = Object.getPrototypeOf(headers);
+  if (proto === null) return headers; // a null-prototype literal: a hash table already
+  const copy = proto === OutgoingHeaders.prototype ? new OutgoingHeaders() : Object.create(proto);
+  for (const k in headers) if (k !== key) copy[k] = headers[k];
+  return copy;
+}
+
+module.exports = { OutgoingHeaders, makeContainerCreator, makeSetHeader, makeGetHeader, makeRemoveHeader };

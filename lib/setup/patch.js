@@ -8,7 +8,7 @@ const net = require('net');
 const { makeExpressBinder } = require('../frameworks/express');
 const { makeEnd } = require('../response/server-end');
 const { makeStoreHeader } = require('../response/store-header');
-const { makeContainerCreator, makeSetHeader, makeGetHeader } = require('../response/header-container');
+const { makeContainerCreator, makeSetHeader, makeGetHeader, makeRemoveHeader } = require('../response/header-container');
 const { makeGetHeaders } = require('../http2/get-headers');
 const { compatSymbols } = require('../http2/symbols');
 const { planCompatEnd } = require('../http2/compat-end');
@@ -51,6 +51,7 @@ function plan(adapter, { verify = false, sender = () => null, onFirstListen = nu
   ];
   patches.push({ target: out, owner: 'OutgoingMessage', name: 'setHeader', make: (orig) => makeSetHeader(adapter, orig) });
   patches.push({ target: out, owner: 'OutgoingMessage', name: 'getHeader', make: (orig) => makeGetHeader(adapter, orig) });
+  patches.push({ target: out, owner: 'OutgoingMessage', name: 'removeHeader', make: (orig) => makeRemoveHeader(adapter, orig) });
   if (!adapter.hasFastHeaderContainer) {
     patches.push({ target: out, owner: 'OutgoingMessage', name: 'appendHeader', make: (orig) => makeContainerCreator(adapter, orig) });
   }

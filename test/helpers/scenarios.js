@@ -56,6 +56,14 @@ const scenarios = [
   { name: 'content-disposition without body', fast: 'end.fast', handler: (req, res) => { res.setHeader('Content-Disposition', 'attachment; filename="é.txt"'); res.end(); } },
   { name: 'integer-like header names', fast: 'end.fast', handler: (req, res) => { res.setHeader('X-A', 'a'); res.setHeader('20', 'b'); res.setHeader('3', 'c'); res.end('i'); } },
   { name: 'setHeader then removeHeader', fast: 'end.fast', handler: (req, res) => { res.setHeader('X-Gone', '1'); res.setHeader('X-Kept', '2'); res.removeHeader('x-gone'); res.end('r'); } },
+  { name: 'removeHeader of the first of many (helmet after express)', fast: 'end.fast', handler: (req, res, t) => {
+    res.setHeader('X-Powered-By', 'Express');
+    for (let i = 0; i < 12; i++) res.setHeader(`X-Sec-${i}`, `v${i}`);
+    res.removeHeader('X-Powered-By'); res.removeHeader('x-sec-5'); res.removeHeader('X-Absent');
+    t.snapshot('after removals', res); t.log('names', res.getHeaderNames()); t.log('raw', res.getRawHeaderNames());
+    res.setHeader('X-Powered-By', 'again'); res.setHeader('X-SEC-5', 'back'); res.end('h'); } },
+  { name: 'removeHeader of Content-Length and Date among others', fast: 'end.fast', handler: (req, res) => { res.setHeader('Content-Length', 4); res.setHeader('Date', 'x'); res.setHeader('X-A', 'a'); res.removeHeader('content-length'); res.removeHeader('DATE'); res.setHeader('Content-Length', 1); res.end('r'); } },
+  { name: 'removeHeader errors', fast: 'end.fast', handler: (req, res, t) => { res.setHeader('X-A', 'a'); res.setHeader('X-B', 'b'); t.try('number', () => res.removeHeader(5)); t.try('undefined', () => res.removeHeader()); t.try('__proto__', () => res.removeHeader('__proto__')); res.setHeader('__proto__', 'p'); res.setHeader('X-C', 'c'); t.try('__proto__ set', () => res.removeHeader('__proto__')); t.snapshot('left', res); res.end('e'); } },
   { name: 'overwrite with other case keeps position', fast: 'end.fast', handler: (req, res) => { res.setHeader('x-a', '1'); res.setHeader('X-B', '2'); res.setHeader('X-A', '3'); res.end('o'); } },
   { name: 'appendHeader', fast: 'end.fast', handler: (req, res) => { res.appendHeader('X-Multi', 'a'); res.appendHeader('X-Multi', 'b'); res.appendHeader('Set-Cookie', 'c=1'); res.end('m'); } },
   { name: 'header getters after end', fast: 'end.fast', handler: (req, res, t) => { res.setHeader('Content-Type', 'text/html'); res.setHeader('X-Y', ['1', '2']); t.snapshot('before', res); res.end('g'); t.snapshot('after', res); t.log('has', res.hasHeader('content-type')); t.log('get', res.getHeader('X-Y')); } },
