@@ -94,24 +94,30 @@ function whenHttpLoads(onHttp) {
 }
 
 // Express's lib/utils.js, as its lib/application.js loads it: before
-// lib/response.js takes setCharset from it by value
+// lib/response.js takes setCharset from it by value; then lib/response.js, as
+// lib/express.js loads it, before any app is created from it
 // (lib/frameworks/express-helpers.js). Stays armed: an app may load several
-// copies of Express; what it costs another require() is one comparison.
+// copies of Express; what it costs another require() is two comparisons.
 const APPLICATION_FILES = ['/lib/application.js', '\\lib\\application.js'];
+const EXPRESS_FILES = ['/lib/express.js', '\\lib\\express.js'];
 
-// The package directory of an Express-shaped <dir>/lib/application.js, or undefined.
-function applicationDir(filename) {
-  const suffix = APPLICATION_FILES.find((s) => filename.endsWith(s));
+// The package directory of <dir>/lib/<file> for one of `suffixes`, or undefined.
+function packageDir(filename, suffixes) {
+  const suffix = suffixes.find((s) => filename.endsWith(s));
   return suffix === undefined ? undefined : filename.slice(0, -suffix.length);
 }
+const applicationDir = (filename) => packageDir(filename, APPLICATION_FILES);
 
-function watchExpressLoads(onUtils) {
+function watchExpressLoads(onUtils, onResponse) {
   const originalLoad = Module._load;
   function _load(request, parent) {
     const exports = Reflect.apply(originalLoad, this, arguments);
     if (request === './utils' && typeof parent?.filename === 'string') {
       const dir = applicationDir(parent.filename);
       if (dir !== undefined) onUtils(exports, dir);
+    } else if (request === './response' && typeof parent?.filename === 'string') {
+      const dir = packageDir(parent.filename, EXPRESS_FILES);
+      if (dir !== undefined) onResponse(exports, dir);
     }
     return exports;
   }
@@ -174,7 +180,8 @@ const expressHelpers = () => require(HELPERS);
 // Arms the Express load hook unless Express is to stay stock.
 function armExpress() {
   if (state.disarmExpress !== null || process.env.HTTP_FASTPATH_EXPRESS === '0' || refusal() !== null) return;
-  state.disarmExpress = watchExpressLoads((utils, dir) => expressHelpers().adopt(utils, dir));
+  state.disarmExpress = watchExpressLoads((utils, dir) => expressHelpers().adopt(utils, dir),
+    (response, dir) => expressHelpers().adoptResponse(response, dir));
   // An Express already loaded has handed its helpers out: it stays stock, and status() says so.
   for (const file of Object.keys(require.cache)) {
     const dir = applicationDir(file);

@@ -150,6 +150,14 @@ const SCENARIOS = [
         attempt('content-type array', () => res.set('Content-Type', ['text/html', 'text/plain']));
         attempt('content-type json', () => res.set('content-type', 'json').get('Content-Type'));
         attempt('invalid value', () => res.set('X-Bad', 'a\nb'));
+        attempt('name not a string', () => res.set(5, 'v'));
+        attempt('name null', () => res.set(null, 'v'));
+        attempt('name a String object', () => res.set(new String('Content-Type'), 'text/html').get('Content-Type')); // eslint-disable-line no-new-wrappers
+        attempt('content-type symbol', () => res.set('Content-Type', Symbol('s')).get('Content-Type'));
+        attempt('content-type number', () => res.set('CONTENT-TYPE', 7).get('Content-Type'));
+        attempt('content-type twice', () => [res.set('Content-Type', 'text/x-a').get('Content-Type'), res.set('Content-Type', 'text/x-a').get('Content-Type')]);
+        attempt('three arguments', () => res.set('X-Three', 'v', 'extra').get('X-Three'));
+        attempt('one argument', () => res.set('ab').get('0'));
         attempt('invalid name', () => res.set('X Bad', 'v'));
         attempt('undefined value', () => res.setHeader('X-U', undefined));
         attempt('get non-string', () => res.getHeader(5));
@@ -204,6 +212,30 @@ const SCENARIOS = [
       get('/fresh', 'If-None-Match: "other"\r\n')],
   },
   {
+    name: "res.set('Content-Type') after send's mime.charsets changes",
+    routes(app, { log, attempt, sendMime }) {
+      const values = ['application/json', 'text/html', 'image/png', 'text/plain; charset=latin1', 'application/javascript; x=1'];
+      values.forEach((value, i) => {
+        app.get(`/ct/${i}`, (req, res) => {
+          attempt(value, () => res.set('Content-Type', value).get('Content-Type'));
+          res.end('c');
+        });
+      });
+      app.get('/lookup', (req, res) => {
+        if (sendMime) sendMime.charsets.lookup = (type, fallback) => (type === 'image/png' ? 'X-PNG' : fallback);
+        res.end('changed');
+      });
+      app.get('/charsets', (req, res) => {
+        if (sendMime) sendMime.charsets = { lookup: () => 'KOI8-R' };
+        log.push(['replaced', Boolean(sendMime)]);
+        res.end('changed');
+      });
+    },
+    // Last but one for each copy: it leaves send's mime changed.
+    requests: [...[0, 1, 2, 3, 4, 0, 2].map((i) => get(`/ct/${i}`)), get('/lookup'), ...[0, 1, 2].map((i) => get(`/ct/${i}`)),
+      get('/charsets'), ...[0, 1, 2, 3].map((i) => get(`/ct/${i}`))],
+  },
+  {
     name: "the type tables change after the first response (mime.define, mime-types' types and mime-db)",
     routes(app, { log, mimeTypes, mimeDb, sendMime }) {
       app.get('/t/:ext', (req, res) => {
@@ -250,13 +282,17 @@ for (const name of ['express4', 'express5']) {
 test('the stock copies were loaded unpatched; the patched copies are accelerated and say so', () => {
   const { copies } = fastpath.status().frameworks.express.helpers;
   assert.deepStrictEqual(copies.map((c) => [c.version, c.accelerated]),
-    [[require('express4/package.json').version, ['setCharset', 'etag']], [require('express/package.json').version, ['setCharset', 'etag', 'contentType']]]);
+    [[require('express4/package.json').version, ['setCharset', 'etag', 'set']], [require('express/package.json').version, ['setCharset', 'etag', 'contentType']]]);
   for (const name of ['express4', 'express5']) {
     assert.notStrictEqual(STOCK[name].utils.setCharset, PATCHED[name].utils.setCharset);
     assert.strictEqual(STOCK[name].utils.setCharset.name, 'setCharset');
     assert.match(String(STOCK[name].utils.setCharset), /contentType\.parse/);
     assert.doesNotMatch(String(PATCHED[name].utils.setCharset), /contentType\.parse/);
   }
+  assert.match(String(STOCK.express4.express.response.set), /field\.toLowerCase\(\) === 'content-type'/);
+  assert.doesNotMatch(String(PATCHED.express4.express.response.set), /field\.toLowerCase\(\) === 'content-type'/);
+  assert.strictEqual(PATCHED.express4.express.response.set, PATCHED.express4.express.response.header);
+  assert.strictEqual(STOCK.express5.express.response.set, PATCHED.express5.express.response.set.constructor === Function ? STOCK.express5.express.response.set : null);
   assert.match(String(STOCK.express5.mimeTypes.contentType), /exports\.lookup/);
   assert.doesNotMatch(String(PATCHED.express5.mimeTypes.contentType), /exports\.lookup/);
 });
@@ -322,6 +358,25 @@ test('an Express version it does not recognise stays stock, and says why', () =>
     assert.match(String(utils.setCharset), /;old/);
     const { stock } = fastpath.status().frameworks.express.helpers;
     assert.deepStrictEqual(stock, [{ version: '4.16.4', dir: pkg, reason: 'unrecognised version' }]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("an Express 4 whose res.set is not the one it read keeps its own", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-fastpath-express-'));
+  try {
+    const pkg = path.join(dir, 'express');
+    fs.mkdirSync(path.join(pkg, 'lib'), { recursive: true });
+    fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'express', version: '4.21.0' }));
+    fs.writeFileSync(path.join(pkg, 'lib', 'utils.js'), 'exports.x = 1;\n');
+    fs.writeFileSync(path.join(pkg, 'lib', 'application.js'), "module.exports = require('./utils');\n");
+    fs.writeFileSync(path.join(pkg, 'lib', 'response.js'), 'exports.set = exports.header = function header(field, val) { return [field, val, "own"]; };\n');
+    fs.writeFileSync(path.join(pkg, 'lib', 'express.js'), "require('./application'); module.exports = require('./response');\n");
+    const response = require(path.join(pkg, 'lib', 'express.js'));
+    assert.deepStrictEqual(response.set('a', 'b'), ['a', 'b', 'own']);
+    const copy = fastpath.status().frameworks.express.helpers.copies.find((c) => c.dir === pkg);
+    assert.deepStrictEqual(copy, { version: '4.21.0', dir: pkg, accelerated: [] });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -9,7 +9,10 @@
 //   - mime-types' contentType(str) (Express 5 only): kept by `str`, and each
 //     kept result re-checked against the table entries it was read from;
 //   - the 'weak'/'strong' ETag generators: the same `W/"len-hash"` from the
-//     one-shot crypto.hash() instead of createHash().update().digest().
+//     one-shot crypto.hash() instead of createHash().update().digest();
+//   - Express 4's res.set: the header name's lowercase form kept (as
+//     setHeader keeps it), and the charset it appends to a Content-Type kept
+//     by the value, while send's mime.charsets.lookup is the one it came from.
 // Express's own files are hooked at load (lib/index.js's watchExpressLoads
 // finds its lib/utils.js), before lib/response.js takes setCharset by value.
 // A version not listed in RECOGNISED stays stock.
@@ -19,11 +22,19 @@ const path = require('path');
 const Module = require('module');
 const crypto = require('crypto');
 const patch = require('../setup/patch');
+const { headerKey } = require('../response/http-rules');
 
 // Express lines (major, minor range) whose utils/response shape was read.
 const RECOGNISED = [[4, 17, 22], [5, 0, 3]];
 // mime-types lines whose contentType/lookup/charset internals were read.
 const MIME_TYPES = [[3, 0, 0]];
+
+// Express 4's res.set/res.header is one source from 4.17.0 to 4.22.2, and
+// send's mime 1.6 charsets.lookup one function: replaced only when the
+// digest of the function's source is this one.
+const EXPRESS4_SET_SHA1 = '514a984047a3116e766f10ff4f4dcc3c0df42f9c';
+const MIME1_CHARSETS_LOOKUP_SHA1 = 'c9018fb59c9c8b51f557a482b840dce4c5f6c1d6';
+const sourceDigest = (fn) => crypto.hash('sha1', Function.prototype.toString.call(fn), 'hex');
 
 // Each memo keeps at most this many inputs, then stops adding (what it kept
 // stays valid). An app sets a handful of distinct Content-Types; one that
@@ -71,6 +82,46 @@ function makeETagGenerator(weak) {
   return function generateETag(body, encoding) {
     const buf = Buffer.isBuffer(body) ? body : Buffer.from(body, encoding);
     return prefix + buf.length.toString(16) + '-' + crypto.hash('sha1', buf, 'base64').slice(0, 27) + '"';
+  };
+}
+
+// Express 4's res.set, with two per-call costs kept: the header name's
+// lowercase form (http-rules' headerKey, a Map lookup) and, for a
+// Content-Type, the charset Express appends from send's mime.charsets.lookup
+// (a pure function of the type), kept by the value while mime.charsets and
+// its lookup are the ones the result came from. The rest is Express's own
+// logic, step for step: a name that is not a string meets the same
+// `field.toLowerCase()`, an array Content-Type the same TypeError.
+const CHARSET_PARAM = /;\s*charset\s*=/;
+function makeExpress4Set(mime) {
+  const { charsets } = mime;
+  const { lookup } = charsets;
+  const memo = new Map();
+  function withCharset(value) {
+    if (CHARSET_PARAM.test(value)) return value;
+    const charset = mime.charsets.lookup(value.split(';')[0]);
+    return charset ? value + '; charset=' + charset.toLowerCase() : value;
+  }
+  return function header(field, val) {
+    if (arguments.length === 2) {
+      let value = Array.isArray(val) ? val.map(String) : String(val);
+      if ((typeof field === 'string' ? headerKey(field) : field.toLowerCase()) === 'content-type') {
+        if (Array.isArray(value)) throw new TypeError('Content-Type cannot be set to an Array');
+        const unchanged = mime.charsets === charsets && charsets.lookup === lookup;
+        const kept = unchanged ? memo.get(value) : undefined;
+        if (kept !== undefined) {
+          value = kept;
+        } else {
+          const result = withCharset(value);
+          if (unchanged && memo.size < MEMO_LIMIT) memo.set(value, result);
+          value = result;
+        }
+      }
+      this.setHeader(field, value);
+    } else {
+      for (const key in field) this.set(key, field[key]);
+    }
+    return this;
   };
 }
 
@@ -161,9 +212,27 @@ function adopt(utils, dir) {
     return;
   }
   const { patches, accelerated } = planCopy(utils, dir, version, +version.split('.')[0]);
-  const copy = { version, dir, accelerated, patches, applied: false };
+  const copy = { version, dir, major: +version.split('.')[0], accelerated, patches, applied: false };
   copies.push(copy);
   applyCopy(copy);
+}
+
+// Called with the exports of Express's lib/response.js as its lib/express.js
+// loads it (the prototype every app's response inherits from).
+function adoptResponse(response, dir) {
+  const copy = copies.find((c) => c.dir === dir);
+  if (copy === undefined || copy.major !== 4 || copy.accelerated.includes('set') || response === null || typeof response !== 'object') return;
+  const set = response.set;
+  if (typeof set !== 'function' || response.header !== set || sourceDigest(set) !== EXPRESS4_SET_SHA1) return;
+  const mime = Module.createRequire(path.join(dir, 'lib', 'response.js'))('send').mime;
+  const lookup = mime?.charsets?.lookup;
+  if (typeof lookup !== 'function' || sourceDigest(lookup) !== MIME1_CHARSETS_LOOKUP_SHA1) return;
+  const header = makeExpress4Set(mime);
+  const owner = `express@${copy.version} lib/response`;
+  const more = [{ target: response, owner, name: 'set', make: () => header }, { target: response, owner, name: 'header', make: () => header }];
+  copy.patches.push(...more);
+  copy.accelerated.push('set');
+  if (copy.applied) patch.apply(more);
 }
 
 // Express in `dir` was loaded before the package armed its hook.
@@ -198,4 +267,4 @@ function snapshot() {
   };
 }
 
-module.exports = { adopt, loadedBefore, applyAll, revertAll, snapshot, makeSetCharset, makeETagGenerator, makeContentType, MEMO_LIMIT };
+module.exports = { adopt, adoptResponse, loadedBefore, applyAll, revertAll, snapshot, makeSetCharset, makeETagGenerator, makeContentType, makeExpress4Set, MEMO_LIMIT };
