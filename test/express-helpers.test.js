@@ -236,6 +236,19 @@ const SCENARIOS = [
       get('/charsets'), ...[0, 1, 2, 3].map((i) => get(`/ct/${i}`))],
   },
   {
+    name: "res.set('Content-Type') with more distinct values than any memo keeps",
+    routes(app, { log }) {
+      app.get('/many', (req, res) => {
+        const got = [];
+        for (let i = 0; i < helpers.MEMO_LIMIT + 40; i++) got.push(res.set('Content-Type', i % 2 ? `text/x-many-${i}` : `application/x-many-${i}`).get('Content-Type'));
+        for (let i = 0; i < 20; i++) got.push(res.set('Content-Type', `text/x-many-${2 * i + 1}`).get('Content-Type'));
+        log.push(['many', got]);
+        res.end('m');
+      });
+    },
+    requests: [get('/many'), get('/many')],
+  },
+  {
     name: "the type tables change after the first response (mime.define, mime-types' types and mime-db)",
     routes(app, { log, mimeTypes, mimeDb, sendMime }) {
       app.get('/t/:ext', (req, res) => {

@@ -211,8 +211,9 @@ function adopt(utils, dir) {
     stock.push({ version, dir, reason: pkg?.name === 'express' ? 'unrecognised version' : 'not express' });
     return;
   }
-  const { patches, accelerated } = planCopy(utils, dir, version, +version.split('.')[0]);
-  const copy = { version, dir, major: +version.split('.')[0], accelerated, patches, applied: false };
+  const major = +version.split('.')[0];
+  const { patches, accelerated } = planCopy(utils, dir, version, major);
+  const copy = { version, dir, major, accelerated, patches, applied: false };
   copies.push(copy);
   applyCopy(copy);
 }
@@ -267,4 +268,4 @@ function snapshot() {
   };
 }
 
-module.exports = { adopt, adoptResponse, loadedBefore, applyAll, revertAll, snapshot, makeSetCharset, makeETagGenerator, makeContentType, makeExpress4Set, MEMO_LIMIT };
+module.exports = { adopt, adoptResponse, loadedBefore, applyAll, revertAll, snapshot, makeSetCharset, makeETagGenerator, makeContentType, MEMO_LIMIT };
