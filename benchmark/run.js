@@ -92,8 +92,9 @@ if (args['dry-run']) {
   // Two cluster workers each (the workers' figures and where their jobs ran).
   dryRunOf('http/compression.js', ['framework=express', 'size=2048', 'enc=gzip', 'cluster=2'], /#json .*"workersRssMiB".*"zlibModes":\["(inline|pool)/);
   dryRunOf('ws-echo.js', ['clients=10', 'cluster=2'], /#json .*"workersCpuUsPerReq"/);
-  // The Express routes, the POST stack included, and Fastify's.
-  for (const config of [['framework=express5', 'route=stack'], ['framework=express4', 'route=send'], ['framework=fastify', 'route=stack'], ['framework=express5', 'route=params']]) {
+  // The Express routes, the POST stack included, Fastify's and the floor's.
+  for (const config of [['framework=express5', 'route=stack'], ['framework=express4', 'route=send'], ['framework=fastify', 'route=stack'], ['framework=express5', 'route=params'],
+    ['framework=floor', 'route=stack'], ['framework=floor', 'route=params']]) {
     dryRunOf('http/express-routes.js', config, /#json .*"cpuUsPerReq"/);
   }
   console.log('benchmark dry run: ok');
