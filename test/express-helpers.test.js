@@ -358,41 +358,46 @@ test('setCharset: past its bound, with bad input and with content-type replaced,
   }
 });
 
-test('an Express version it does not recognise stays stock, and says why', () => {
+// A fake express package (package.json plus the given lib/ files) in a
+// temporary directory, handed to `check` and removed afterwards.
+function withFakeExpress(version, libFiles, check) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-fastpath-express-'));
   try {
     const pkg = path.join(dir, 'express');
     fs.mkdirSync(path.join(pkg, 'lib'), { recursive: true });
-    fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'express', version: '4.16.4' }));
-    fs.writeFileSync(path.join(pkg, 'lib', 'utils.js'), "exports.setCharset = function setCharset(type) { return type + ';old'; };\nexports.etag = exports.wetag = () => 'old';\n");
-    fs.writeFileSync(path.join(pkg, 'lib', 'application.js'), "module.exports = require('./utils');\n");
+    fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'express', version }));
+    for (const [name, text] of Object.entries(libFiles)) fs.writeFileSync(path.join(pkg, 'lib', name), text);
+    check(pkg);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('an Express version it does not recognise stays stock, and says why', () => {
+  withFakeExpress('4.16.4', {
+    'utils.js': "exports.setCharset = function setCharset(type) { return type + ';old'; };\nexports.etag = exports.wetag = () => 'old';\n",
+    'application.js': "module.exports = require('./utils');\n",
+  }, (pkg) => {
     const utils = require(path.join(pkg, 'lib', 'application.js'));
     assert.strictEqual(utils.setCharset('text/html', 'utf-8'), 'text/html;old');
     assert.match(String(utils.setCharset), /;old/);
     const { stock } = fastpath.status().frameworks.express.helpers;
     assert.deepStrictEqual(stock, [{ version: '4.16.4', dir: pkg, reason: 'unrecognised version' }]);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
-test("an Express 4 whose res.set is not the one it read keeps its own", () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-fastpath-express-'));
-  try {
-    const pkg = path.join(dir, 'express');
-    fs.mkdirSync(path.join(pkg, 'lib'), { recursive: true });
-    fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'express', version: '4.21.0' }));
-    fs.writeFileSync(path.join(pkg, 'lib', 'utils.js'), 'exports.x = 1;\n');
-    fs.writeFileSync(path.join(pkg, 'lib', 'application.js'), "module.exports = require('./utils');\n");
-    fs.writeFileSync(path.join(pkg, 'lib', 'response.js'), 'exports.set = exports.header = function header(field, val) { return [field, val, "own"]; };\n');
-    fs.writeFileSync(path.join(pkg, 'lib', 'express.js'), "require('./application'); module.exports = require('./response');\n");
+test('an Express 4 whose res.set is not the one it read keeps its own', () => {
+  withFakeExpress('4.21.0', {
+    'utils.js': 'exports.x = 1;\n',
+    'application.js': "module.exports = require('./utils');\n",
+    'response.js': 'exports.set = exports.header = function header(field, val) { return [field, val, "own"]; };\n',
+    'express.js': "require('./application'); module.exports = require('./response');\n",
+  }, (pkg) => {
     const response = require(path.join(pkg, 'lib', 'express.js'));
     assert.deepStrictEqual(response.set('a', 'b'), ['a', 'b', 'own']);
     const copy = fastpath.status().frameworks.express.helpers.copies.find((c) => c.dir === pkg);
     assert.deepStrictEqual(copy, { version: '4.21.0', dir: pkg, accelerated: [] });
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('HTTP_FASTPATH_EXPRESS=0, HTTP_FASTPATH=0 and an Express loaded first leave the helpers stock', () => {
