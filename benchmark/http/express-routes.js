@@ -11,11 +11,13 @@
 //   stack:  the production-shaped stack (helmet, cors, compression with a
 //           body below its threshold, morgan to a file, express.json()) and
 //           a POST of a 1 KB JSON body answered with res.json()
-// Run it with `framework=express5|express4|fastify route=...`.
+// Run it with `framework=express5|express4|fastify|floor route=...`.
 const common = require('../common/bench');
+const crypto = require('crypto');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const querystring = require('querystring');
 
 const bench = common.createBenchmark(main, {
   framework: ['express5', 'express4', 'fastify', 'floor'], route: ['json', 'send', 'params', 'stack'], c: [50],
@@ -81,7 +83,6 @@ async function fastify({ route, c }) {
 
 // Express 5's headers and weak ETag for a body, from a bare handler.
 function sendLikeExpress(res, type, text) {
-  const crypto = require('crypto');
   const body = Buffer.from(text);
   res.setHeader('Content-Type', type);
   res.setHeader('Content-Length', body.length);
@@ -102,7 +103,7 @@ function floor({ route, c }) {
     if (route === 'params') {
       const [pathname, search] = req.url.split('?');
       const [, , user, , order] = pathname.split('/');
-      const query = require('querystring').parse(search);
+      const query = querystring.parse(search);
       return sendLikeExpress(res, JSON_TYPE, JSON.stringify({ user, order, expand: query.expand, limit: query.limit }));
     }
     sendLikeExpress(res, JSON_TYPE, JSON.stringify({ received: req.body.items.length, ok: true }));
