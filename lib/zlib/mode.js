@@ -85,8 +85,8 @@ function decide(env = process.env, quotaOf = () => {
 }
 
 const REASONS = {
-  pool: 'spare cores: jobs stay on the threadpool while the CPUs have idle time (measured each second)',
-  inline: 'cores busy: the threadpool would compete with loop threads for them (measured each second)',
+  pool: 'spare cores: jobs stay on the threadpool while the CPUs have idle time (measured twice a second)',
+  inline: 'cores busy: the threadpool would compete with loop threads for them (measured twice a second)',
 };
 
 module.exports = { decide, cgroupCpus, cgroupQuota, readOr, REASONS };
