@@ -108,16 +108,16 @@ function packageDir(filename, suffixes) {
 }
 const applicationDir = (filename) => packageDir(filename, APPLICATION_FILES);
 
-function watchExpressLoads(onUtils, onResponse) {
+function watchExpressLoads(on) {
   const originalLoad = Module._load;
   function _load(request, parent) {
     const exports = Reflect.apply(originalLoad, this, arguments);
-    if (request === './utils' && typeof parent?.filename === 'string') {
+    if ((request === './utils' || request === 'router') && typeof parent?.filename === 'string') {
       const dir = applicationDir(parent.filename);
-      if (dir !== undefined) onUtils(exports, dir);
-    } else if (request === './response' && typeof parent?.filename === 'string') {
+      if (dir !== undefined) (request === 'router' ? on.router : on.utils)(exports, dir);
+    } else if ((request === './response' || request === './application') && typeof parent?.filename === 'string') {
       const dir = packageDir(parent.filename, EXPRESS_FILES);
-      if (dir !== undefined) onResponse(exports, dir);
+      if (dir !== undefined) (request === './response' ? on.response : on.application)(exports, dir);
     }
     return exports;
   }
@@ -180,8 +180,12 @@ const expressHelpers = () => require(HELPERS);
 // Arms the Express load hook unless Express is to stay stock.
 function armExpress() {
   if (state.disarmExpress !== null || process.env.HTTP_FASTPATH_EXPRESS === '0' || refusal() !== null) return;
-  state.disarmExpress = watchExpressLoads((utils, dir) => expressHelpers().adopt(utils, dir),
-    (response, dir) => expressHelpers().adoptResponse(response, dir));
+  state.disarmExpress = watchExpressLoads({
+    utils: (utils, dir) => expressHelpers().adopt(utils, dir),
+    router: (Router, dir) => expressHelpers().adoptRouter(Router, dir),
+    application: (proto, dir) => expressHelpers().adoptApplication(proto, dir),
+    response: (response, dir) => expressHelpers().adoptResponse(response, dir),
+  });
   // An Express already loaded has handed its helpers out: it stays stock, and status() says so.
   for (const file of Object.keys(require.cache)) {
     const dir = applicationDir(file);

@@ -36,6 +36,14 @@ const EXPRESS4_SET_SHA1 = '514a984047a3116e766f10ff4f4dcc3c0df42f9c';
 const MIME1_CHARSETS_LOOKUP_SHA1 = 'c9018fb59c9c8b51f557a482b840dce4c5f6c1d6';
 const sourceDigest = (fn) => crypto.hash('sha1', Function.prototype.toString.call(fn), 'hex');
 
+// Express 5's dispatch (express5-dispatch.js): app.handle as in 5.1.0-5.2.1
+// with its private logerror, and router 2.3.0's index.js, whole (its handle
+// calls private helpers the replacement re-implements).
+const EXPRESS5_APP_HANDLE_SHA1 = '00e32440d23e8acdd623ad9b01ed1fba3378c35b';
+const EXPRESS5_LOGERROR_SHA1 = '66f08b67e8cf99b95686454150362e6b195c932c';
+const ROUTER_INDEX_SHA1 = { '2.3.0': '867b9b96345839cdd31deecd0b5dd76c712cf1c5' };
+const LOGERROR_SOURCE = /^function logerror\(err\) \{\n[\s\S]*?\n\}\n/m;
+
 // Each memo keeps at most this many inputs, then stops adding (what it kept
 // stays valid). An app sets a handful of distinct Content-Types; one that
 // builds them per request gets stock's cost plus one Map lookup.
@@ -236,6 +244,72 @@ function adoptResponse(response, dir) {
   if (copy.applied) patch.apply(more);
 }
 
+// Called with Express's lib/application.js exports (the app prototype) as its
+// lib/express.js loads it: Express 5.1+'s app.handle, when its source and
+// logerror's are the ones read.
+function adoptApplication(proto, dir) {
+  const copy = copies.find((c) => c.dir === dir);
+  if (copy === undefined || copy.major !== 5 || copy.accelerated.includes('appHandle') || proto === null || typeof proto !== 'object') return;
+  if (typeof proto.handle !== 'function' || sourceDigest(proto.handle) !== EXPRESS5_APP_HANDLE_SHA1) return;
+  const file = path.join(dir, 'lib', 'application.js');
+  const logerror = LOGERROR_SOURCE.exec(readText(file));
+  if (logerror === null || crypto.hash('sha1', logerror[0], 'hex') !== EXPRESS5_LOGERROR_SHA1) return;
+  const finalhandler = Module.createRequire(file)('finalhandler');
+  if (typeof finalhandler !== 'function') return;
+  const more = [{ target: proto, owner: `express@${copy.version} lib/application`, name: 'handle', make: () => dispatch().makeAppHandle(finalhandler) }];
+  copy.patches.push(...more);
+  copy.accelerated.push('appHandle');
+  if (copy.applied) patch.apply(more);
+}
+
+// Called with the `router` package as Express 5's lib/application.js loads
+// it: its Router.prototype.handle, for a router whose index.js is one read.
+const routersSeen = new WeakSet();
+function adoptRouter(Router, dir) {
+  const copy = copies.find((c) => c.dir === dir);
+  // router 2's prototype is itself a function (a router is a function).
+  if (copy === undefined || copy.major !== 5 || typeof Router !== 'function' || typeof Router.prototype !== 'function') return;
+  if (routersSeen.has(Router.prototype)) return; // one copy of router shared by two of Express: patched once
+  routersSeen.add(Router.prototype);
+  const requireApp = Module.createRequire(path.join(dir, 'lib', 'application.js'));
+  let file;
+  try {
+    file = requireApp.resolve('router');
+  } catch {
+    return;
+  }
+  const pkg = readPackage(path.dirname(file));
+  const digest = pkg === null || pkg.name !== 'router' ? undefined : ROUTER_INDEX_SHA1[pkg.version];
+  if (digest === undefined || crypto.hash('sha1', readText(file), 'hex') !== digest || typeof Router.prototype.handle !== 'function') return;
+  const requireRouter = Module.createRequire(file);
+  const tracing = requireRouter('./lib/tracing');
+  const deps = {
+    parseUrl: requireRouter('parseurl'),
+    recordError: tracing.recordError,
+    requestChannel: tracing.requestChannel,
+    shouldTrace: tracing.shouldTrace,
+    traceParam: tracing.traceParam,
+    callParam: requireRouter('./lib/param'),
+    matchedRoute: requireRouter('./lib/symbols').matchedRoute,
+    debug: requireRouter('debug')('router'),
+  };
+  const more = [{ target: Router.prototype, owner: `router@${pkg.version}`, name: 'handle', make: (orig) => dispatch().makeRouterHandle(orig, deps) }];
+  copy.patches.push(...more);
+  copy.accelerated.push('router');
+  if (copy.applied) patch.apply(more);
+}
+
+let dispatchModule = null;
+const dispatch = () => (dispatchModule ??= require('./express5-dispatch'));
+
+function readText(file) {
+  try {
+    return fs.readFileSync(file, 'latin1');
+  } catch {
+    return '';
+  }
+}
+
 // Express in `dir` was loaded before the package armed its hook.
 function loadedBefore(dir) {
   const pkg = readPackage(dir);
@@ -268,4 +342,4 @@ function snapshot() {
   };
 }
 
-module.exports = { adopt, adoptResponse, loadedBefore, applyAll, revertAll, snapshot, makeSetCharset, makeETagGenerator, makeContentType, MEMO_LIMIT };
+module.exports = { adopt, adoptResponse, adoptApplication, adoptRouter, loadedBefore, applyAll, revertAll, snapshot, makeSetCharset, makeETagGenerator, makeContentType, MEMO_LIMIT };
