@@ -16,7 +16,7 @@ const os = require('os');
 const path = require('path');
 const fastpath = require('..');
 const { describeError } = require('./helpers/differential');
-const { PATCHED, STOCK, runOnce, get, head } = require('./helpers/express-copies');
+const { PATCHED, STOCK, runOnce, get, head, withFakeExpress } = require('./helpers/express-copies');
 const helpers = require('../lib/frameworks/express-helpers');
 
 // Records what res.get() returns for the headers these helpers set.
@@ -237,7 +237,7 @@ for (const name of ['express4', 'express5']) {
 test('the stock copies were loaded unpatched; the patched copies are accelerated and say so', () => {
   const { copies } = fastpath.status().frameworks.express.helpers;
   assert.deepStrictEqual(copies.map((c) => [c.version, c.accelerated]),
-    [[require('express4/package.json').version, ['setCharset', 'etag', 'set']], [require('express/package.json').version, ['setCharset', 'etag', 'contentType']]]);
+    [[require('express4/package.json').version, ['setCharset', 'etag', 'set']], [require('express/package.json').version, ['setCharset', 'etag', 'contentType', 'router', 'appHandle']]]);
   for (const name of ['express4', 'express5']) {
     assert.notStrictEqual(STOCK[name].utils.setCharset, PATCHED[name].utils.setCharset);
     assert.strictEqual(STOCK[name].utils.setCharset.name, 'setCharset');
@@ -303,19 +303,6 @@ test('setCharset: past its bound, with bad input and with content-type replaced,
 
 // A fake express package (package.json plus the given lib/ files) in a
 // temporary directory, handed to `check` and removed afterwards.
-function withFakeExpress(version, libFiles, check) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-fastpath-express-'));
-  try {
-    const pkg = path.join(dir, 'express');
-    fs.mkdirSync(path.join(pkg, 'lib'), { recursive: true });
-    fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'express', version }));
-    for (const [name, text] of Object.entries(libFiles)) fs.writeFileSync(path.join(pkg, 'lib', name), text);
-    check(pkg);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 test('an Express version it does not recognise stays stock, and says why', () => {
   withFakeExpress('4.16.4', {
     'utils.js': "exports.setCharset = function setCharset(type) { return type + ';old'; };\nexports.etag = exports.wetag = () => 'old';\n",
@@ -326,6 +313,21 @@ test('an Express version it does not recognise stays stock, and says why', () =>
     assert.match(String(utils.setCharset), /;old/);
     const { stock } = fastpath.status().frameworks.express.helpers;
     assert.deepStrictEqual(stock, [{ version: '4.16.4', dir: pkg, reason: 'unrecognised version' }]);
+  });
+});
+
+test("a copy the hooks cannot read stays stock, and the app's require() still works", () => {
+  withFakeExpress('5.2.1', {
+    'utils.js': 'exports.setCharset = function setCharset(type) { return type; };\n', // no content-type module to be found
+    'application.js': "module.exports = require('./utils');\n",
+  }, (pkg) => {
+    const utils = require(path.join(pkg, 'lib', 'application.js'));
+    assert.strictEqual(utils.setCharset('text/html', 'utf-8'), 'text/html');
+    const { stock, copies } = fastpath.status().frameworks.express.helpers;
+    assert.strictEqual(copies.find((c) => c.dir === pkg), undefined);
+    const entry = stock.find((s) => s.dir === pkg);
+    assert.strictEqual(entry.version, '5.2.1');
+    assert.match(entry.reason, /^lib\/utils not read: Cannot find module 'content-type'/);
   });
 });
 
@@ -347,13 +349,14 @@ test('HTTP_FASTPATH_EXPRESS=0, HTTP_FASTPATH=0 and an Express loaded first leave
   const { execFileSync } = require('child_process');
   const script = `require(${JSON.stringify(path.join(__dirname, '..'))}); require('express'); require('http');
     const u = require(require('path').join(require.resolve('express'), '..', 'lib', 'utils.js'));
-    console.log(JSON.stringify([/contentType\\.parse/.test(String(u.setCharset)), require(${JSON.stringify(path.join(__dirname, '..'))}).status().frameworks.express?.helpers ?? null]));`;
+    const stockRouter = /restore\\(callback, req/.test(String(require('router').prototype.handle));
+    console.log(JSON.stringify([/contentType\\.parse/.test(String(u.setCharset)) && stockRouter, require(${JSON.stringify(path.join(__dirname, '..'))}).status().frameworks.express?.helpers ?? null]));`;
   const run = (env) => JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: path.join(__dirname, '..'), env: { ...process.env, ...env }, encoding: 'utf8' }));
   assert.deepStrictEqual(run({ HTTP_FASTPATH_EXPRESS: '0' }), [true, null]);
   assert.deepStrictEqual(run({ HTTP_FASTPATH: '0' }), [true, null]);
   const [stockSetCharset, status] = run({});
   assert.strictEqual(stockSetCharset, false);
-  assert.deepStrictEqual(status.copies[0].accelerated, ['setCharset', 'etag', 'contentType']);
+  assert.deepStrictEqual(status.copies[0].accelerated, ['setCharset', 'etag', 'contentType', 'router', 'appHandle']);
   // Express required before the package: stock, and said so.
   const before = JSON.parse(execFileSync(process.execPath, ['-e', `require('express'); ${script}`], { cwd: path.join(__dirname, '..'), encoding: 'utf8' }));
   assert.deepStrictEqual(before, [true, { copies: [], stock: [{ version: require('express/package.json').version, dir: path.dirname(require.resolve('express/package.json')), reason: 'loaded before http-fastpath' }] }]);

@@ -13,8 +13,10 @@ const test = require('node:test');
 const assert = require('node:assert');
 const dc = require('node:diagnostics_channel');
 const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
 const path = require('node:path');
-const { PATCHED, STOCK, runOnce, get } = require('./helpers/express-copies');
+const fastpath = require('..');
+const { PATCHED, STOCK, runOnce, get, withFakeExpress } = require('./helpers/express-copies');
 
 const post = (p) => `POST ${p} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n`;
 const options = (p) => `OPTIONS ${p} HTTP/1.1\r\nHost: x\r\n\r\n`;
@@ -232,7 +234,6 @@ for (const scenario of SCENARIOS) {
 }
 
 test('Express 5 app.handle and router.handle are replaced on the patched copy only, and put back by uninstall()', () => {
-  const fastpath = require('..');
   assert.notStrictEqual(PATCHED.express5.application.handle, STOCK.express5.application.handle);
   assert.notStrictEqual(PATCHED.express5.Router.prototype.handle, STOCK.express5.Router.prototype.handle);
   assert.match(String(STOCK.express5.Router.prototype.handle), /restore\(callback, req/);
@@ -331,4 +332,23 @@ test('Express 5 dispatch: DEBUG=router prints the same lines', () => {
   assert.strictEqual(patched.status, 0, patched.stderr);
   assert.ok(lines(stock).some((l) => l.includes('dispatching GET /m/x')), stock.stderr);
   assert.deepStrictEqual(lines(patched), lines(stock));
+});
+
+test('an Express 5 app.handle or a router 2.3.0 index.js that is not the one read stays stock', () => {
+  withFakeExpress('5.2.1', {
+    'utils.js': 'exports.x = 1;\n',
+    'application.js': "require('./utils');\nexports.Router = require('router');\nexports.handle = function handle(req, res, callback) { return 'own handle'; };\n",
+    'express.js': "module.exports = require('./application');\n",
+  }, (pkg) => {
+    const routerDir = path.join(pkg, 'node_modules', 'router');
+    fs.mkdirSync(routerDir, { recursive: true });
+    fs.writeFileSync(path.join(routerDir, 'package.json'), JSON.stringify({ name: 'router', version: '2.3.0' }));
+    fs.writeFileSync(path.join(routerDir, 'index.js'),
+      "function Router() {}\nRouter.prototype = function () {};\nRouter.prototype.handle = function handle() { return 'own router'; };\nmodule.exports = Router;\n");
+    const proto = require(path.join(pkg, 'lib', 'express.js'));
+    assert.strictEqual(proto.handle(), 'own handle');
+    assert.strictEqual(proto.Router.prototype.handle(), 'own router');
+    const copy = fastpath.status().frameworks.express.helpers.copies.find((c) => c.dir === pkg);
+    assert.deepStrictEqual(copy, { version: '5.2.1', dir: pkg, accelerated: [] });
+  });
 });

@@ -193,8 +193,8 @@ function planCopy(utils, dir, version, major) {
     patches.push({ target: utils, owner, name: 'wetag', make: () => makeETagGenerator(true) });
     accelerated.push('etag');
   }
-  if (major === 5) {
-    const mimeFile = requireHere.resolve('mime-types');
+  const mimeFile = major === 5 ? resolveOrNull(requireHere, 'mime-types') : null;
+  if (mimeFile !== null) {
     const mimePkg = readPackage(path.dirname(mimeFile));
     const mime = requireHere('mime-types');
     if (mimePkg !== null && versionIn(mimePkg.version, MIME_TYPES) && typeof mime.contentType === 'function' &&
@@ -271,13 +271,8 @@ function adoptRouter(Router, dir) {
   if (copy === undefined || copy.major !== 5 || typeof Router !== 'function' || typeof Router.prototype !== 'function') return;
   if (routersSeen.has(Router.prototype)) return; // one copy of router shared by two of Express: patched once
   routersSeen.add(Router.prototype);
-  const requireApp = Module.createRequire(path.join(dir, 'lib', 'application.js'));
-  let file;
-  try {
-    file = requireApp.resolve('router');
-  } catch {
-    return;
-  }
+  const file = resolveOrNull(Module.createRequire(path.join(dir, 'lib', 'application.js')), 'router');
+  if (file === null) return;
   const pkg = readPackage(path.dirname(file));
   const digest = pkg === null || pkg.name !== 'router' ? undefined : ROUTER_INDEX_SHA1[pkg.version];
   if (digest === undefined || crypto.hash('sha1', readText(file), 'hex') !== digest || typeof Router.prototype.handle !== 'function') return;
@@ -297,6 +292,27 @@ function adoptRouter(Router, dir) {
   copy.patches.push(...more);
   copy.accelerated.push('router');
   if (copy.applied) patch.apply(more);
+}
+
+function resolveOrNull(requireFrom, id) {
+  try {
+    return requireFrom.resolve(id);
+  } catch {
+    return null;
+  }
+}
+
+// The hooks run inside the app's require(): whatever fails in reading a copy
+// must not make that require() throw. That part stays stock, and status()
+// lists the copy's directory with what was not read and why.
+function guarded(part, adoptOne) {
+  return function (exports, dir) {
+    try {
+      adoptOne(exports, dir);
+    } catch (err) {
+      stock.push({ version: versionOf(readPackage(dir)), dir, reason: `${part} not read: ${err?.message}` });
+    }
+  };
 }
 
 let dispatchModule = null;
@@ -342,4 +358,17 @@ function snapshot() {
   };
 }
 
-module.exports = { adopt, adoptResponse, adoptApplication, adoptRouter, loadedBefore, applyAll, revertAll, snapshot, makeSetCharset, makeETagGenerator, makeContentType, MEMO_LIMIT };
+module.exports = {
+  adopt: guarded('lib/utils', adopt),
+  adoptResponse: guarded('lib/response', adoptResponse),
+  adoptApplication: guarded('lib/application', adoptApplication),
+  adoptRouter: guarded('router', adoptRouter),
+  loadedBefore,
+  applyAll,
+  revertAll,
+  snapshot,
+  makeSetCharset,
+  makeETagGenerator,
+  makeContentType,
+  MEMO_LIMIT,
+};

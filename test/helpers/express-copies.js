@@ -6,6 +6,8 @@
 // scenario's routes from one copy and returns the bytes on the wire and what
 // the handlers logged.
 
+const fs = require('fs');
+const os = require('os');
 const path = require('path');
 const Module = require('module');
 const fastpath = require('../..');
@@ -75,4 +77,19 @@ async function runOnce(scenario, parts, patched) {
 const get = (p, extra = '') => `GET ${p} HTTP/1.1\r\nHost: x\r\n${extra}\r\n`;
 const head = (p) => `HEAD ${p} HTTP/1.1\r\nHost: x\r\n\r\n`;
 
-module.exports = { PATCHED, STOCK, runOnce, get, head, partsOf };
+// A directory holding a fake `express` package of `version` whose lib/ has
+// `libFiles`; `check(pkg)` runs with it, then it is removed.
+function withFakeExpress(version, libFiles, check) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-fastpath-express-'));
+  try {
+    const pkg = path.join(dir, 'express');
+    fs.mkdirSync(path.join(pkg, 'lib'), { recursive: true });
+    fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'express', version }));
+    for (const [name, text] of Object.entries(libFiles)) fs.writeFileSync(path.join(pkg, 'lib', name), text);
+    check(pkg);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+module.exports = { PATCHED, STOCK, runOnce, get, head, partsOf, withFakeExpress };
