@@ -108,21 +108,27 @@ function packageDir(filename, suffixes) {
 }
 const applicationDir = (filename) => packageDir(filename, APPLICATION_FILES);
 
+// Each callback gets the module that asked (Express's lib/application.js or
+// lib/express.js), which tells two copies loaded from one directory apart.
 function watchExpressLoads(on) {
   const originalLoad = Module._load;
+  let armed = true;
   function _load(request, parent) {
     const exports = Reflect.apply(originalLoad, this, arguments);
+    if (!armed) return exports;
     if ((request === './utils' || request === 'router') && typeof parent?.filename === 'string') {
       const dir = applicationDir(parent.filename);
-      if (dir !== undefined) (request === 'router' ? on.router : on.utils)(exports, dir);
+      if (dir !== undefined) (request === 'router' ? on.router : on.utils)(exports, dir, parent);
     } else if ((request === './response' || request === './application') && typeof parent?.filename === 'string') {
       const dir = packageDir(parent.filename, EXPRESS_FILES);
-      if (dir !== undefined) (request === './response' ? on.response : on.application)(exports, dir);
+      if (dir !== undefined) (request === './response' ? on.response : on.application)(exports, dir, parent);
     }
     return exports;
   }
   Module._load = _load;
   return () => {
+    armed = false;
+    // Someone may have wrapped Module._load over ours: theirs stays, ours passes through.
     if (Module._load === _load) Module._load = originalLoad;
   };
 }
@@ -181,10 +187,10 @@ const expressHelpers = () => require(HELPERS);
 function armExpress() {
   if (state.disarmExpress !== null || process.env.HTTP_FASTPATH_EXPRESS === '0' || refusal() !== null) return;
   state.disarmExpress = watchExpressLoads({
-    utils: (utils, dir) => expressHelpers().adopt(utils, dir),
-    router: (Router, dir) => expressHelpers().adoptRouter(Router, dir),
-    application: (proto, dir) => expressHelpers().adoptApplication(proto, dir),
-    response: (response, dir) => expressHelpers().adoptResponse(response, dir),
+    utils: (utils, dir, application) => expressHelpers().adopt(utils, dir, application),
+    router: (Router, dir, application) => expressHelpers().adoptRouter(Router, dir, application),
+    application: (proto, dir, express) => expressHelpers().adoptApplication(proto, dir, express),
+    response: (response, dir, express) => expressHelpers().adoptResponse(response, dir, express),
   });
   // An Express already loaded has handed its helpers out: it stays stock, and status() says so.
   for (const file of Object.keys(require.cache)) {

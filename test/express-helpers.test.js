@@ -361,3 +361,39 @@ test('HTTP_FASTPATH_EXPRESS=0, HTTP_FASTPATH=0 and an Express loaded first leave
   const before = JSON.parse(execFileSync(process.execPath, ['-e', `require('express'); ${script}`], { cwd: path.join(__dirname, '..'), encoding: 'utf8' }));
   assert.deepStrictEqual(before, [true, { copies: [], stock: [{ version: require('express/package.json').version, dir: path.dirname(require.resolve('express/package.json')), reason: 'loaded before http-fastpath' }] }]);
 });
+
+test('uninstall() stops the Express hooks even when another Module._load wrapper sits on top of them', () => {
+  const Module = require('module');
+  const { loadFresh } = require('./helpers/fresh-modules');
+  const below = Module._load;
+  const seen = [];
+  Module._load = function wrapper(request) { seen.push(request); return Reflect.apply(below, this, arguments); };
+  const before = fastpath.status().frameworks.express.helpers.copies.length;
+  fastpath.uninstall();
+  try {
+    const utils = loadFresh(() => require(path.join(path.dirname(require.resolve('express/package.json')), 'lib', 'utils.js')));
+    const express = loadFresh(() => require('express'));
+    assert.match(String(utils.setCharset), /contentType\.parse/);
+    assert.match(String(express.application.handle), /var done = callback \|\| finalhandler/);
+    assert.ok(seen.includes('router'), 'the wrapper saw the loads');
+  } finally {
+    Module._load = below;
+    fastpath.install();
+  }
+  assert.strictEqual(fastpath.status().frameworks.express.helpers.copies.length, before);
+});
+
+test('two copies of Express loaded from one directory are each recognised on their own', () => {
+  const { loadFresh } = require('./helpers/fresh-modules');
+  const before = fastpath.status().frameworks.express.helpers.copies.length;
+  const fresh5 = loadFresh(() => require('express'));
+  const fresh4 = loadFresh(() => require('express4'));
+  const copies = fastpath.status().frameworks.express.helpers.copies;
+  assert.strictEqual(copies.length, before + 2);
+  assert.deepStrictEqual(copies.slice(before).map((c) => c.accelerated),
+    [['setCharset', 'etag', 'contentType', 'router', 'appHandle'], ['setCharset', 'etag', 'set']]);
+  assert.doesNotMatch(String(fresh5.application.handle), /var done = callback \|\| finalhandler/);
+  assert.notStrictEqual(fresh5.application.handle, PATCHED.express5.express.application.handle);
+  assert.doesNotMatch(String(fresh4.response.set), /field\.toLowerCase\(\) === 'content-type'/);
+  assert.notStrictEqual(fresh4.response, PATCHED.express4.express.response);
+});

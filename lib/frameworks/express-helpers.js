@@ -207,10 +207,16 @@ function planCopy(utils, dir, version, major) {
   return { patches, accelerated };
 }
 
+// The copy whose lib/application.js module is `application`, or whose
+// lib/express.js module is `express` (one directory can be loaded twice: a
+// test runner's module registry, a cleared require cache).
+const copyOfApplication = (application) => copies.find((c) => c.application === application);
+const copyOfExpress = (express) => copies.find((c) => c.express !== null && c.express === express);
+
 // Called, while the package is active, with the exports of a module loaded
 // as './utils' from Express's lib/application.js (`dir` is the package's
-// directory).
-function adopt(utils, dir) {
+// directory, `application` that module).
+function adopt(utils, dir, application) {
   if (utils === null || typeof utils !== 'object' || seen.has(utils)) return;
   seen.add(utils);
   const pkg = readPackage(dir);
@@ -221,15 +227,15 @@ function adopt(utils, dir) {
   }
   const major = +version.split('.')[0];
   const { patches, accelerated } = planCopy(utils, dir, version, major);
-  const copy = { version, dir, major, accelerated, patches, applied: false };
+  const copy = { version, dir, major, accelerated, patches, applied: false, application, express: null };
   copies.push(copy);
   applyCopy(copy);
 }
 
 // Called with the exports of Express's lib/response.js as its lib/express.js
 // loads it (the prototype every app's response inherits from).
-function adoptResponse(response, dir) {
-  const copy = copies.find((c) => c.dir === dir);
+function adoptResponse(response, dir, express) {
+  const copy = copyOfExpress(express);
   if (copy === undefined || copy.major !== 4 || copy.accelerated.includes('set') || response === null || typeof response !== 'object') return;
   const set = response.set;
   if (typeof set !== 'function' || response.header !== set || sourceDigest(set) !== EXPRESS4_SET_SHA1) return;
@@ -247,16 +253,20 @@ function adoptResponse(response, dir) {
 // Called with Express's lib/application.js exports (the app prototype) as its
 // lib/express.js loads it: Express 5.1+'s app.handle, when its source and
 // logerror's are the ones read.
-function adoptApplication(proto, dir) {
-  const copy = copies.find((c) => c.dir === dir);
-  if (copy === undefined || copy.major !== 5 || copy.accelerated.includes('appHandle') || proto === null || typeof proto !== 'object') return;
+function adoptApplication(proto, dir, express) {
+  const copy = copies.find((c) => c.express === null && c.application?.exports === proto);
+  if (copy === undefined) return;
+  copy.express = express; // lib/response.js comes next, from the same lib/express.js
+  if (copy.major !== 5 || proto === null || typeof proto !== 'object') return;
   if (typeof proto.handle !== 'function' || sourceDigest(proto.handle) !== EXPRESS5_APP_HANDLE_SHA1) return;
   const file = path.join(dir, 'lib', 'application.js');
   const logerror = LOGERROR_SOURCE.exec(readText(file));
   if (logerror === null || crypto.hash('sha1', logerror[0], 'hex') !== EXPRESS5_LOGERROR_SHA1) return;
   const finalhandler = Module.createRequire(file)('finalhandler');
   if (typeof finalhandler !== 'function') return;
-  const more = [{ target: proto, owner: `express@${copy.version} lib/application`, name: 'handle', make: () => dispatch().makeAppHandle(finalhandler) }];
+  // Made once: a new function per install() would make V8 learn its shapes again.
+  let handle = null;
+  const more = [{ target: proto, owner: `express@${copy.version} lib/application`, name: 'handle', make: () => (handle ??= dispatch().makeAppHandle(finalhandler)) }];
   copy.patches.push(...more);
   copy.accelerated.push('appHandle');
   if (copy.applied) patch.apply(more);
@@ -265,8 +275,8 @@ function adoptApplication(proto, dir) {
 // Called with the `router` package as Express 5's lib/application.js loads
 // it: its Router.prototype.handle, for a router whose index.js is one read.
 const routersSeen = new WeakSet();
-function adoptRouter(Router, dir) {
-  const copy = copies.find((c) => c.dir === dir);
+function adoptRouter(Router, dir, application) {
+  const copy = copyOfApplication(application);
   // router 2's prototype is itself a function (a router is a function).
   if (copy === undefined || copy.major !== 5 || typeof Router !== 'function' || typeof Router.prototype !== 'function') return;
   if (routersSeen.has(Router.prototype)) return; // one copy of router shared by two of Express: patched once
@@ -288,7 +298,9 @@ function adoptRouter(Router, dir) {
     matchedRoute: requireRouter('./lib/symbols').matchedRoute,
     debug: requireRouter('debug')('router'),
   };
-  const more = [{ target: Router.prototype, owner: `router@${pkg.version}`, name: 'handle', make: (orig) => dispatch().makeRouterHandle(orig, deps) }];
+  // Made once (its Dispatch class too): a new one per install() would make V8 learn its shapes again.
+  let handle = null;
+  const more = [{ target: Router.prototype, owner: `router@${pkg.version}`, name: 'handle', make: (orig) => (handle ??= dispatch().makeRouterHandle(orig, deps)) }];
   copy.patches.push(...more);
   copy.accelerated.push('router');
   if (copy.applied) patch.apply(more);
@@ -306,9 +318,9 @@ function resolveOrNull(requireFrom, id) {
 // must not make that require() throw. That part stays stock, and status()
 // lists the copy's directory with what was not read and why.
 function guarded(part, adoptOne) {
-  return function (exports, dir) {
+  return function (exports, dir, parent) {
     try {
-      adoptOne(exports, dir);
+      adoptOne(exports, dir, parent);
     } catch (err) {
       stock.push({ version: versionOf(readPackage(dir)), dir, reason: `${part} not read: ${err?.message}` });
     }
