@@ -397,3 +397,27 @@ test('two copies of Express loaded from one directory are each recognised on the
   assert.doesNotMatch(String(fresh4.response.set), /field\.toLowerCase\(\) === 'content-type'/);
   assert.notStrictEqual(fresh4.response, PATCHED.express4.express.response);
 });
+
+test('two copies of Express 5 that share one router both list it, replaced once', () => {
+  const routerFile = require.resolve('router', { paths: [path.dirname(require.resolve('express/package.json'))] });
+  const expressDir = path.dirname(require.resolve('express/package.json'));
+  const saved = new Map();
+  for (const key of Object.keys(require.cache)) {
+    if (key.startsWith(expressDir + path.sep)) {
+      saved.set(key, require.cache[key]);
+      delete require.cache[key];
+    }
+  }
+  const before = fastpath.status().frameworks.express.helpers.copies.length;
+  try {
+    const second = require('express'); // a new copy of Express's own files; router stays the cached one
+    assert.strictEqual(second.Router, require(routerFile));
+    const copies = fastpath.status().frameworks.express.helpers.copies;
+    assert.strictEqual(copies.length, before + 1);
+    assert.ok(copies[before].accelerated.includes('router'));
+    assert.doesNotMatch(String(second.Router.prototype.handle), /restore\(callback, req/);
+  } finally {
+    for (const key of Object.keys(require.cache)) if (key.startsWith(expressDir + path.sep)) delete require.cache[key];
+    for (const [key, mod] of saved) require.cache[key] = mod;
+  }
+});

@@ -264,7 +264,7 @@ function adoptApplication(proto, dir, express) {
   if (logerror === null || crypto.hash('sha1', logerror[0], 'hex') !== EXPRESS5_LOGERROR_SHA1) return;
   const finalhandler = Module.createRequire(file)('finalhandler');
   if (typeof finalhandler !== 'function') return;
-  // Made once: a new function per install() would make V8 learn its shapes again.
+  // Made once per copy, so install()/uninstall() cycles put back the same function.
   let handle = null;
   const more = [{ target: proto, owner: `express@${copy.version} lib/application`, name: 'handle', make: () => (handle ??= dispatch().makeAppHandle(finalhandler)) }];
   copy.patches.push(...more);
@@ -274,13 +274,16 @@ function adoptApplication(proto, dir, express) {
 
 // Called with the `router` package as Express 5's lib/application.js loads
 // it: its Router.prototype.handle, for a router whose index.js is one read.
-const routersSeen = new WeakSet();
+const routersSeen = new WeakMap(); // Router.prototype -> whether its handle is replaced
 function adoptRouter(Router, dir, application) {
   const copy = copyOfApplication(application);
   // router 2's prototype is itself a function (a router is a function).
   if (copy === undefined || copy.major !== 5 || typeof Router !== 'function' || typeof Router.prototype !== 'function') return;
-  if (routersSeen.has(Router.prototype)) return; // one copy of router shared by two of Express: patched once
-  routersSeen.add(Router.prototype);
+  if (routersSeen.has(Router.prototype)) { // one router shared by two copies of Express: replaced once
+    if (routersSeen.get(Router.prototype)) copy.accelerated.push('router');
+    return;
+  }
+  routersSeen.set(Router.prototype, false);
   const file = resolveOrNull(Module.createRequire(path.join(dir, 'lib', 'application.js')), 'router');
   if (file === null) return;
   const pkg = readPackage(path.dirname(file));
@@ -298,9 +301,10 @@ function adoptRouter(Router, dir, application) {
     matchedRoute: requireRouter('./lib/symbols').matchedRoute,
     debug: requireRouter('debug')('router'),
   };
-  // Made once (its Dispatch class too): a new one per install() would make V8 learn its shapes again.
+  // Made once per router, so install()/uninstall() cycles put back the same function.
   let handle = null;
   const more = [{ target: Router.prototype, owner: `router@${pkg.version}`, name: 'handle', make: (orig) => (handle ??= dispatch().makeRouterHandle(orig, deps)) }];
+  routersSeen.set(Router.prototype, true);
   copy.patches.push(...more);
   copy.accelerated.push('router');
   if (copy.applied) patch.apply(more);
