@@ -111,12 +111,11 @@ function makeRouterHandle(original, deps) {
       this.slashAdded = false;
       this.sync = 0;
       this.paramcalled = undefined;
-      this.parentParams = req.params;
+      this.parentParams = req.params; // also what the restoring callback puts back
       this.parentUrl = req.baseUrl || '';
-      // What the restoring callback puts back (read now, as stock reads them).
+      // What else the restoring callback puts back (read now, as stock reads them).
       this.savedBaseUrl = req.baseUrl;
       this.savedNext = req.next;
-      this.savedParams = req.params;
       this.savedRoute = req[matchedRoute];
       this.done = undefined;
       const self = this;
@@ -128,11 +127,11 @@ function makeRouterHandle(original, deps) {
     // The callback with req's routing values restored first, made once.
     getDone() {
       if (this.done === undefined) {
-        const { req, callback, savedBaseUrl, savedNext, savedParams, savedRoute } = this;
+        const { req, callback, savedBaseUrl, savedNext, parentParams, savedRoute } = this;
         this.done = function () {
           req.baseUrl = savedBaseUrl;
           req.next = savedNext;
-          req.params = savedParams;
+          req.params = parentParams;
           req[matchedRoute] = savedRoute;
           return callback.apply(this, arguments);
         };
