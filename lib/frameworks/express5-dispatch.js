@@ -319,4 +319,4 @@ function makeRouterHandle(original, deps) {
   };
 }
 
-module.exports = { makeAppHandle, makeRouterHandle, getProtohost, mergeParams };
+module.exports = { makeAppHandle, makeRouterHandle };
