@@ -371,8 +371,11 @@ test('uninstall() stops the Express hooks even when another Module._load wrapper
   const before = fastpath.status().frameworks.express.helpers.copies.length;
   fastpath.uninstall();
   try {
-    const utils = loadFresh(() => require(path.join(path.dirname(require.resolve('express/package.json')), 'lib', 'utils.js')));
-    const express = loadFresh(() => require('express'));
+    // Express's utils as its own lib/application.js loaded them, in the same fresh load.
+    const { utils, express } = loadFresh(() => ({
+      express: require('express'),
+      utils: require(path.join(path.dirname(require.resolve('express/package.json')), 'lib', 'utils.js')),
+    }));
     assert.match(String(utils.setCharset), /contentType\.parse/);
     assert.match(String(express.application.handle), /var done = callback \|\| finalhandler/);
     assert.ok(seen.includes('router'), 'the wrapper saw the loads');
@@ -399,25 +402,15 @@ test('two copies of Express loaded from one directory are each recognised on the
 });
 
 test('two copies of Express 5 that share one router both list it, replaced once', () => {
-  const routerFile = require.resolve('router', { paths: [path.dirname(require.resolve('express/package.json'))] });
+  const { loadFresh } = require('./helpers/fresh-modules');
   const expressDir = path.dirname(require.resolve('express/package.json'));
-  const saved = new Map();
-  for (const key of Object.keys(require.cache)) {
-    if (key.startsWith(expressDir + path.sep)) {
-      saved.set(key, require.cache[key]);
-      delete require.cache[key];
-    }
-  }
+  const routerFile = require.resolve('router', { paths: [expressDir] });
   const before = fastpath.status().frameworks.express.helpers.copies.length;
-  try {
-    const second = require('express'); // a new copy of Express's own files; router stays the cached one
-    assert.strictEqual(second.Router, require(routerFile));
-    const copies = fastpath.status().frameworks.express.helpers.copies;
-    assert.strictEqual(copies.length, before + 1);
-    assert.ok(copies[before].accelerated.includes('router'));
-    assert.doesNotMatch(String(second.Router.prototype.handle), /restore\(callback, req/);
-  } finally {
-    for (const key of Object.keys(require.cache)) if (key.startsWith(expressDir + path.sep)) delete require.cache[key];
-    for (const [key, mod] of saved) require.cache[key] = mod;
-  }
+  // A new copy of Express's own files; router stays the cached one.
+  const second = loadFresh(() => require('express'), expressDir + path.sep);
+  assert.strictEqual(second.Router, require(routerFile));
+  const copies = fastpath.status().frameworks.express.helpers.copies;
+  assert.strictEqual(copies.length, before + 1);
+  assert.ok(copies[before].accelerated.includes('router'));
+  assert.doesNotMatch(String(second.Router.prototype.handle), /restore\(callback, req/);
 });

@@ -9,10 +9,12 @@ const path = require('path');
 
 const NODE_MODULES = path.join(__dirname, '..', '..', 'node_modules');
 
-function loadFresh(load) {
+// `under` narrows what is reloaded (say, one package's directory and a
+// path separator): the rest stays cached and shared with the first copies.
+function loadFresh(load, under = NODE_MODULES) {
   const saved = new Map();
   for (const key of Object.keys(require.cache)) {
-    if (key.startsWith(NODE_MODULES)) {
+    if (key.startsWith(under)) {
       saved.set(key, require.cache[key]);
       delete require.cache[key];
     }
@@ -20,7 +22,7 @@ function loadFresh(load) {
   try {
     return load();
   } finally {
-    for (const key of Object.keys(require.cache)) if (key.startsWith(NODE_MODULES)) delete require.cache[key];
+    for (const key of Object.keys(require.cache)) if (key.startsWith(under)) delete require.cache[key];
     for (const [key, mod] of saved) require.cache[key] = mod;
   }
 }
