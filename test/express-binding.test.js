@@ -254,6 +254,9 @@ for (const [version, express] of Object.entries(EXPRESS)) {
         assert.strictEqual(patched.bound, 1, `bound: ${JSON.stringify(patched.express)}`);
         assert.notStrictEqual(patched.classes.IncomingMessage, http.IncomingMessage);
         assert.notStrictEqual(patched.classes.ServerResponse, http.ServerResponse);
+        // V8 sizes instances from the constructor's [[Prototype]] chain, as for Node's classes.
+        assert.strictEqual(Object.getPrototypeOf(patched.classes.IncomingMessage), http.IncomingMessage);
+        assert.strictEqual(Object.getPrototypeOf(patched.classes.ServerResponse), http.ServerResponse);
         assert.strictEqual(patched.stats['express.request.stock'], scenario.perRequestStock, JSON.stringify(patched.stats));
       }
     });

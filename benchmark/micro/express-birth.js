@@ -4,8 +4,8 @@
 // get Express's prototypes:
 //   stock    new IncomingMessage / ServerResponse, Express swaps prototypes
 //   call     a function whose prototype is the app's, calling Node's constructor on `this`
-//   sized    the constructors lib/frameworks/express.js gives the server: `call` with a
-//            never-run branch of `this.x =` assignments, from which V8 sizes the instances
+//   chained  the constructors lib/frameworks/express.js gives the server: `call`, each
+//            inheriting from Node's constructor, from whose chain V8 sizes the instances
 //   reflect  Reflect.construct(Node's constructor, args, target with the app's prototype)
 // Each technique runs in its own process so that none sees another's shapes.
 //   node benchmark/micro/express-birth.js [--n 20000] [--runs 5] [--dry-run]
@@ -13,7 +13,7 @@
 const { spawnSync } = require('child_process');
 const { parseArgs, median, printTable } = require('../common/util');
 
-const TECHNIQUES = ['stock', 'call', 'sized', 'reflect'];
+const TECHNIQUES = ['stock', 'call', 'chained', 'reflect'];
 const args = parseArgs(process.argv.slice(2), { n: 20000, runs: 5 });
 if (args['dry-run']) { args.n = 200; args.runs = 1; }
 
@@ -43,7 +43,7 @@ function measure(technique, n, runs) {
   const classes = {
     stock: [IncomingMessage, ServerResponse],
     call: [CallRequest, CallResponse],
-    sized: shipped,
+    chained: shipped,
     reflect: [
       function ReflectRequest(socket) { return Reflect.construct(IncomingMessage, [socket], RequestTarget); },
       function ReflectResponse(req, options) { return Reflect.construct(ServerResponse, [req, options], ResponseTarget); },
