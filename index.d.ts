@@ -29,12 +29,14 @@ export interface ExpressBindingStatus {
   live: number;
   /** servers left stock, by reason: customClasses, manyListeners, foreignListener, notExpress, ... */
   stepAside: Record<string, number>;
+  /** the bound objects whose listener table is built outside V8's pretenured literal sites: 'request' (every line), 'response' (Node 26) */
+  listenerTables: ('request' | 'response')[];
   /** Express's response helpers computed once (docs/express.md); present once the app loaded Express */
   helpers?: ExpressHelpersStatus;
 }
 
 export interface ExpressHelpersStatus {
-  /** each copy of Express recognised as it loaded, and what is accelerated in it: 'setCharset', 'etag', 'contentType' */
+  /** each copy of Express recognised as it loaded, and what is accelerated in it: 'setCharset', 'etag', 'contentType', 'router', 'appHandle' (Express 4: 'set') */
   copies: { version: string; dir: string; accelerated: string[] }[];
   /** copies left stock: 'unrecognised version', 'not express', 'loaded before http-fastpath' */
   stock: { version: string; dir: string; reason: string }[];

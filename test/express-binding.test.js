@@ -34,6 +34,8 @@ function kClasses(server) {
   return out;
 }
 
+const { describe: describeTable } = require('../lib/frameworks/event-tables');
+
 // What a handler can see of req/res, as plain data.
 function look(app, req, res) {
   const protoName = (obj, appProto, nodeProto) => {
@@ -53,6 +55,9 @@ function look(app, req, res) {
     resKeys: Object.keys(res).join(','),
     reqSymbols: Object.getOwnPropertySymbols(req).map(String).join(','),
     resSymbols: Object.getOwnPropertySymbols(res).map(String).join(','),
+    // listener tables: prototype, keys in order, which hold listeners
+    reqEvents: describeTable(req._events),
+    resEvents: describeTable(res._events),
   };
 }
 
@@ -257,6 +262,10 @@ for (const [version, express] of Object.entries(EXPRESS)) {
         // V8 sizes instances from the constructor's [[Prototype]] chain, as for Node's classes.
         assert.strictEqual(Object.getPrototypeOf(patched.classes.IncomingMessage), http.IncomingMessage);
         assert.strictEqual(Object.getPrototypeOf(patched.classes.ServerResponse), http.ServerResponse);
+        // Node's literal tables: IncomingMessage's on every line, OutgoingMessage's from Node 26.
+        const literal = (table) => Object.getPrototypeOf(table) === Object.prototype;
+        assert.deepStrictEqual(patched.express.listenerTables, ['request', 'response'].filter((kind, i) =>
+          literal([new http.IncomingMessage(null), new http.OutgoingMessage()][i]._events)));
         assert.strictEqual(patched.stats['express.request.stock'], scenario.perRequestStock, JSON.stringify(patched.stats));
       }
     });

@@ -17,6 +17,7 @@
 const http = require('http');
 const dc = require('diagnostics_channel');
 const stats = require('../setup/stats');
+const { listenerTables } = require('./event-tables');
 
 const { IncomingMessage, ServerResponse } = http;
 const getPrototypeOf = Object.getPrototypeOf;
@@ -86,6 +87,7 @@ function makeExpressBinder() {
   }
 
   function makeConstructors(server, app) {
+    const { request: RequestListeners, response: ResponseListeners } = listenerTables();
     const reqProto = app.request;
     const resProto = app.response;
     const shouldUpgrade = server.shouldUpgradeCallback;
@@ -110,6 +112,8 @@ function makeExpressBinder() {
     // that is ~50x slower on Node 20 and no faster on 22-26.
     function ExpressIncomingMessage(socket) {
       if (!ownsRequests()) return stockRequest(socket);
+      // A listener table that V8 cannot pretenure (event-tables.js).
+      if (RequestListeners !== null) this._events = new RequestListeners();
       IncomingMessage.call(this, socket);
     }
     ExpressIncomingMessage.prototype = reqProto;
@@ -117,6 +121,7 @@ function makeExpressBinder() {
     function ExpressServerResponse(req, options) {
       // Built right after its request, in the same parser callback.
       if (getPrototypeOf(req) !== reqProto) return new ServerResponse(req, options);
+      if (ResponseListeners !== null) this._events = new ResponseListeners();
       ServerResponse.call(this, req, options);
     }
     ExpressServerResponse.prototype = resProto;
@@ -164,7 +169,11 @@ function makeExpressBinder() {
   function snapshot() {
     let live = 0;
     for (const ref of bound) if (ref.deref() !== undefined) live++;
-    return { bound: counters.bound, live, stepAside: { ...counters.stepAside } };
+    const tables = listenerTables();
+    return {
+      bound: counters.bound, live, stepAside: { ...counters.stepAside },
+      listenerTables: ['request', 'response'].filter((kind) => tables[kind] !== null),
+    };
   }
 
   return { consider, unbindAll, snapshot };
