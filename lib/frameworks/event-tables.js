@@ -65,7 +65,7 @@ function tableFor(Listeners, stockTable) {
 let tables;
 
 // { request, response }: the constructor of each table, or null where Node's
-// own is left in place. Probed once, on the first bound server.
+// own is left in place. Probed once, when first asked (a bound server, status()).
 function listenerTables() {
   tables ??= {
     request: tableFor(ReadableListeners, new http.IncomingMessage(null)._events),
