@@ -1,7 +1,9 @@
 'use strict';
 // The package as a user gets it: packed with `npm pack` (and the platform
 // package with the binary, as `napi artifacts` + `napi pre-publish` would
-// publish it), installed into a fresh app with cargo hidden from PATH.
+// publish it), installed into a fresh app with cargo hidden from PATH (a
+// PATH of links to just node, npm and sh, so it works where cargo shares a
+// directory with them).
 //   - both tarballs: the native features load from the platform package,
 //     nothing is compiled, no build directory is left;
 //   - the main tarball alone: the install succeeds, says in one line which
@@ -17,17 +19,17 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
+const { findOnPath, pathWithOnly } = require('./helpers/program-path');
 
 const root = path.join(__dirname, '..');
 const platform = require('../lib/native/loader').platformName();
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'fastpath-install-'));
 test.after(() => fs.rmSync(work, { recursive: true, force: true }));
 
-// PATH with node and npm but without cargo.
-const npmDir = path.dirname(spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim());
-const noCargoPath = [path.dirname(process.execPath), npmDir, '/usr/bin', '/bin']
-  .filter((d) => !fs.existsSync(path.join(d, 'cargo'))).join(path.delimiter);
-const env = { ...process.env, PATH: noCargoPath, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+// PATH with node, npm and sh but without cargo, wherever cargo lives.
+const installPath = pathWithOnly({ node: process.execPath, npm: null, sh: null });
+test.after(() => fs.rmSync(installPath, { recursive: true, force: true }));
+const env = { ...process.env, PATH: installPath, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
 
 function sh(cmd, args, cwd) {
   const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8' });
@@ -35,9 +37,9 @@ function sh(cmd, args, cwd) {
   return r.stdout + r.stderr;
 }
 
-function pack(dir) {
-  const out = spawnSync('npm', ['pack', '--json', '--pack-destination', work, dir], { env, encoding: 'utf8' });
-  assert.strictEqual(out.status, 0, out.stderr);
+function pack(dir, packEnv = env) {
+  const out = spawnSync('npm', ['pack', '--json', '--pack-destination', work, dir], { env: packEnv, encoding: 'utf8' });
+  assert.strictEqual(out.status, 0, `npm pack ${dir}: ${out.error ? out.error.message : out.stderr}`);
   return path.join(work, JSON.parse(out.stdout)[0].filename);
 }
 
@@ -62,6 +64,31 @@ const mainTarball = pack(root);
 
 test('cargo is hidden from the installs', () => {
   assert.notStrictEqual(spawnSync('sh', ['-c', 'command -v cargo'], { env }).status, 0);
+  assert.strictEqual(spawnSync('sh', ['-c', 'command -v npm'], { env }).status, 0);
+});
+
+test('cargo is hidden where it shares one directory with node and npm', () => {
+  // The shape of a Debian or Homebrew machine: one bin directory with all three.
+  const sharedBin = fs.mkdtempSync(path.join(work, 'shared-bin-'));
+  fs.symlinkSync(process.execPath, path.join(sharedBin, 'node'));
+  fs.symlinkSync(fs.realpathSync(findOnPath('npm', process.env.PATH)), path.join(sharedBin, 'npm'));
+  fs.writeFileSync(path.join(sharedBin, 'cargo'), '#!/bin/sh\necho "cargo 1.0.0 (a stand-in)"\n', { mode: 0o755 });
+  const sharedPath = [sharedBin, '/bin'].join(path.delimiter);
+  assert.strictEqual(spawnSync('cargo', ['--version'], { env: { PATH: sharedPath } }).status, 0, 'the stand-in cargo runs');
+  const only = pathWithOnly({ node: null, npm: null, sh: null }, sharedPath);
+  const onlyEnv = { ...env, PATH: only };
+  try {
+    assert.notStrictEqual(spawnSync('sh', ['-c', 'command -v cargo'], { env: onlyEnv }).status, 0);
+    const tarball = pack(root, onlyEnv);
+    assert.ok(fs.existsSync(tarball), tarball);
+  } finally {
+    fs.rmSync(only, { recursive: true, force: true });
+  }
+});
+
+test('a program missing from PATH is named when the PATH is set up', () => {
+  assert.throws(() => pathWithOnly({ node: null, 'no-such-program-fastpath': null }, path.dirname(process.execPath)),
+    { message: /: no-such-program-fastpath not found on PATH=/ });
 });
 
 test('main + platform package: the native features load from the platform package, nothing is compiled', () => {
