@@ -19,7 +19,7 @@ const dc = require('diagnostics_channel');
 const stats = require('../setup/stats');
 const { listenerTables } = require('./event-tables');
 
-const { IncomingMessage, ServerResponse } = http;
+const { IncomingMessage: NodeIncomingMessage, ServerResponse: NodeServerResponse } = http;
 const getPrototypeOf = Object.getPrototypeOf;
 
 // Channels that publish req/res before the 'request' listener runs.
@@ -48,7 +48,7 @@ function isExpressApp(fn) {
   const { request, response } = fn;
   return request !== null && typeof request === 'object' && request.app === fn &&
     response !== null && typeof response === 'object' && response.app === fn &&
-    inChain(request, IncomingMessage.prototype) && inChain(response, ServerResponse.prototype);
+    inChain(request, NodeIncomingMessage.prototype) && inChain(response, NodeServerResponse.prototype);
 }
 
 // Events whose listeners would receive a request that never reaches the app.
@@ -70,7 +70,7 @@ function refusal(server, listener, syms) {
   if (listener === undefined) return 'noListener';
   if (typeof listener !== 'function') return 'manyListeners';
   if (!isExpressApp(listener)) return 'notExpress';
-  if (server[syms.kIncomingMessage] !== IncomingMessage || server[syms.kServerResponse] !== ServerResponse) return 'customClasses';
+  if (server[syms.kIncomingMessage] !== NodeIncomingMessage || server[syms.kServerResponse] !== NodeServerResponse) return 'customClasses';
   for (const name of FOREIGN_EVENTS) if (server._events[name] !== undefined) return 'foreignListener';
   if (!isDefaultShouldUpgrade(server.shouldUpgradeCallback)) return 'shouldUpgradeCallback';
   return '';
@@ -83,7 +83,7 @@ function makeExpressBinder() {
 
   function stockRequest(socket) {
     stats.count('express.request.stock');
-    return new IncomingMessage(socket);
+    return new NodeIncomingMessage(socket);
   }
 
   function makeConstructors(server, app) {
@@ -110,23 +110,26 @@ function makeExpressBinder() {
     // Measured against Reflect.construct with the app's prototype as
     // new.target (benchmark/micro/express-birth.js and http/express.js):
     // that is ~50x slower on Node 20 and no faster on 22-26.
-    function ExpressIncomingMessage(socket) {
+    // Each is named as Node's class is: V8 names a method's receiver in a
+    // stack frame after the function that built it (`IncomingMessage.onEnd`),
+    // and error trackers group errors by those frames.
+    const boundRequest = function IncomingMessage(socket) {
       if (!ownsRequests()) return stockRequest(socket);
       // A listener table that V8 cannot pretenure (event-tables.js).
       if (RequestListeners !== null) this._events = new RequestListeners();
-      IncomingMessage.call(this, socket);
-    }
-    ExpressIncomingMessage.prototype = reqProto;
-    Object.setPrototypeOf(ExpressIncomingMessage, IncomingMessage);
-    function ExpressServerResponse(req, options) {
+      NodeIncomingMessage.call(this, socket);
+    };
+    boundRequest.prototype = reqProto;
+    Object.setPrototypeOf(boundRequest, NodeIncomingMessage);
+    const boundResponse = function ServerResponse(req, options) {
       // Built right after its request, in the same parser callback.
-      if (getPrototypeOf(req) !== reqProto) return new ServerResponse(req, options);
+      if (getPrototypeOf(req) !== reqProto) return new NodeServerResponse(req, options);
       if (ResponseListeners !== null) this._events = new ResponseListeners();
-      ServerResponse.call(this, req, options);
-    }
-    ExpressServerResponse.prototype = resProto;
-    Object.setPrototypeOf(ExpressServerResponse, ServerResponse);
-    return { ExpressIncomingMessage, ExpressServerResponse };
+      NodeServerResponse.call(this, req, options);
+    };
+    boundResponse.prototype = resProto;
+    Object.setPrototypeOf(boundResponse, NodeServerResponse);
+    return { boundRequest, boundResponse };
   }
 
   function stepAside(why) {
@@ -145,10 +148,10 @@ function makeExpressBinder() {
       stepAside(why);
       return;
     }
-    const { ExpressIncomingMessage, ExpressServerResponse } = makeConstructors(server, app);
-    server[syms.kIncomingMessage] = ExpressIncomingMessage;
-    server[syms.kServerResponse] = ExpressServerResponse;
-    byServer.set(server, { syms, ExpressIncomingMessage, ExpressServerResponse });
+    const { boundRequest, boundResponse } = makeConstructors(server, app);
+    server[syms.kIncomingMessage] = boundRequest;
+    server[syms.kServerResponse] = boundResponse;
+    byServer.set(server, { syms, boundRequest, boundResponse });
     bound.add(new WeakRef(server));
     counters.bound++;
   }
@@ -159,8 +162,8 @@ function makeExpressBinder() {
       const server = ref.deref();
       if (server === undefined) continue;
       const b = byServer.get(server);
-      if (server[b.syms.kIncomingMessage] === b.ExpressIncomingMessage) server[b.syms.kIncomingMessage] = IncomingMessage;
-      if (server[b.syms.kServerResponse] === b.ExpressServerResponse) server[b.syms.kServerResponse] = ServerResponse;
+      if (server[b.syms.kIncomingMessage] === b.boundRequest) server[b.syms.kIncomingMessage] = NodeIncomingMessage;
+      if (server[b.syms.kServerResponse] === b.boundResponse) server[b.syms.kServerResponse] = NodeServerResponse;
       byServer.delete(server);
     }
     bound.clear();

@@ -20,14 +20,19 @@ function destroyedError(method) {
   return err;
 }
 
+// Returns finisherFor(res, batched): the callback of the response's last
+// write. A 'finish' listener's stack then reads as stock's: where stock's end()
+// leaves more than one write in the cork, the stream gathers them into a
+// writev whose callback (a function named `callback`) calls onFinish; where it
+// makes one write, onFinish is bound and called by the stream directly.
 function makeFinisher(adapter) {
   if (!adapter.finishOnBodyWrite) {
     // Node 20/22: 'finish' unless the socket failed; end callbacks are 'finish' listeners.
-    const onFinish = (res) => {
+    const onFinish = function onFinish(res) {
       if (res && res.socket && res.socket._hadError) return;
       res.emit('finish');
     };
-    return (res) => () => onFinish(res);
+    return (res, batched) => (batched ? function callback() { onFinish(res); } : onFinish.bind(undefined, res));
   }
 
   // Node 24+: end callbacks are queued and called before 'finish', with null
@@ -39,7 +44,7 @@ function makeFinisher(adapter) {
     res[kEndCallbacks] = null;
     for (let i = 0; i < callbacks.length; i++) callbacks[i](err);
   };
-  const onFinish = (res, err) => {
+  const onFinish = function onFinish(res, err) {
     const socket = res[kSocket];
     if (err || res[kErrored] || socket?.errored || socket?._hadError) {
       res[kFlushError] = err ?? res[kErrored] ?? socket?.errored ?? destroyedError('end');
@@ -50,7 +55,7 @@ function makeFinisher(adapter) {
     flushEndCallbacks(res, null);
     res.emit('finish');
   };
-  return (res) => (err) => onFinish(res, err);
+  return (res, batched) => (batched ? function callback(err) { onFinish(res, err); } : onFinish.bind(undefined, res));
 }
 
 module.exports = { makeFinisher, destroyedError };

@@ -11,21 +11,28 @@ class OutgoingHeaders {}
 Object.setPrototypeOf(OutgoingHeaders.prototype, null);
 delete OutgoingHeaders.prototype.constructor;
 
-// Wraps setHeader/appendHeader so that the store they create is a container.
-// If Node's method throws (bad name or value), the store goes back to null:
-// writeHead() tests the store's truthiness, so an empty one must not linger.
+// Node 20-24 create the store as a `{ __proto__: null }` literal inside
+// setHeader (appendHeader with no store calls this.setHeader). After Node's
+// method made one, its entries move into a container. Node validates before
+// it creates the store, so a throw leaves it null, as stock does; and the
+// package adds one frame, named as Node's method, under Node's in a stack.
+function asContainer(headers) {
+  const container = new OutgoingHeaders();
+  for (const key in headers) container[key] = headers[key];
+  return container;
+}
+
 function makeContainerCreator(adapter, original) {
   const { kOutHeaders } = adapter;
-  return function (name, value) {
-    if (this[kOutHeaders] !== null || this._header) return original.call(this, name, value);
-    this[kOutHeaders] = new OutgoingHeaders();
-    try {
-      return original.call(this, name, value);
-    } catch (err) {
-      this[kOutHeaders] = null;
-      throw err;
-    }
-  };
+  return {
+    [original.name](name, value) {
+      if (this[kOutHeaders] !== null) return original.call(this, name, value);
+      const result = original.call(this, name, value);
+      const headers = this[kOutHeaders];
+      if (headers !== null && Object.getPrototypeOf(headers) === null) this[kOutHeaders] = asContainer(headers);
+      return result;
+    },
+  }[original.name];
 }
 
 // setHeader with the common case inline: a valid token name and a string
@@ -36,11 +43,14 @@ function makeContainerCreator(adapter, original) {
 function makeSetHeader(adapter, original) {
   const { kOutHeaders } = adapter;
   const ownStore = !adapter.hasFastHeaderContainer;
-  const slow = ownStore ? makeContainerCreator(adapter, original) : original;
   return function setHeader(name, value) {
     const key = typeof name === 'string' && !this._header ? tokenKey(name) : undefined;
-    if (key === undefined || !isPlainValue(value)) return slow.call(this, name, value);
     let headers = this[kOutHeaders];
+    if (key === undefined || !isPlainValue(value)) {
+      const result = original.call(this, name, value);
+      if (ownStore && headers === null && (headers = this[kOutHeaders]) !== null) this[kOutHeaders] = asContainer(headers);
+      return result;
+    }
     if (headers === null) {
       if (!ownStore) return original.call(this, name, value);
       this[kOutHeaders] = headers = new OutgoingHeaders();

@@ -22,7 +22,7 @@ const SMALL_BODY = 1024;
 const latin1Slice = Buffer.prototype.latin1Slice;
 
 function makeEnd(adapter, original, proto) {
-  const { kCorked } = adapter;
+  const { kCorked, finishOnBodyWrite } = adapter;
   const finisherFor = makeFinisher(adapter);
   const stockImplicitHeader = proto._implicitHeader;
   const stockSend = proto._send;
@@ -97,7 +97,9 @@ function makeEnd(adapter, original, proto) {
 
     const header = this._header;
     this._headerSent = true;
-    const finish = finisherFor(this);
+    // Stock's end() leaves one write in the cork for a string body on 24+ and
+    // for no body, two or three (gathered into a writev) otherwise.
+    const finish = finisherFor(this, chunk ? !isString || !finishOnBodyWrite : false);
     if (!chunk) {
       socket.write(header, 'latin1', finish);
     } else if (isString) {
