@@ -29,6 +29,14 @@ export interface ExpressBindingStatus {
   live: number;
   /** servers left stock, by reason: customClasses, manyListeners, foreignListener, notExpress, ... */
   stepAside: Record<string, number>;
+  /**
+   * bound servers by shape: the app as the request listener ('app'), a listener that only
+   * forwards to one app ('forwarder', bound once its first request showed the app), and of
+   * either, those that had 'upgrade'/'connect' listeners (a WebSocket server) when bound
+   */
+  shapes: { app: number; forwarder: number; withUpgrades: number };
+  /** forwarding servers still waiting for a request that shows which app they forward to */
+  forwardersLearning: number;
   /** the bound objects whose listener table is built outside V8's pretenured literal sites: 'request' (every line), 'response' (Node 26) */
   listenerTables: ('request' | 'response')[];
   /** Express's response helpers computed once (docs/express.md); present once the app loaded Express */

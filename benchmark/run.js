@@ -97,6 +97,8 @@ if (args['dry-run']) {
     ['framework=floor', 'route=stack'], ['framework=floor', 'route=params']]) {
     dryRunOf('http/express-routes.js', config, /#json .*"cpuUsPerReq"/);
   }
+  // Express 5's JSON route beside a WebSocket server and behind a forwarding listener.
+  for (const shape of ['ws', 'forwarder']) dryRunOf('http/express-shapes.js', [`shape=${shape}`, 'framework=express5'], /#json .*"cpuUsPerReq"/);
   console.log('benchmark dry run: ok');
 } else {
   const versions = args.all ? VERSIONS : [process.versions.node];

@@ -2,22 +2,30 @@
 // Express (4 and 5) swaps the prototypes of every request and response to
 // its app's own (`Object.setPrototypeOf(req, app.request)` in app.handle or
 // its init middleware). On Node 20 and 22 that swap is a V8 slow path that
-// costs more than the rest of the request. When an Express app is a server's
-// only request listener, the server is given constructors whose `prototype`
-// is the app's, so Node builds each req/res with Express's prototype from
-// birth and Express's swap finds nothing to change.
+// costs more than the rest of the request: every property added to an object
+// after its prototype changed makes a new hidden class. When an Express app
+// is a server's request listener, the server is given constructors whose
+// `prototype` is the app's, so Node builds each req/res with Express's
+// prototype from birth and Express's swap finds nothing to change.
+//
+// Shapes: the app itself as the one 'request' listener; beside 'upgrade' or
+// 'connect' listeners (ws, a WebSocket server on the same port), whose
+// requests are told apart per request (request-preview.js) and built stock;
+// and a listener that only forwards to one app (`(req, res) => app(req, res)`,
+// recognised by its source), bound once its first request shows which app.
 //
 // Exactness: Node reads server[kIncomingMessage] / [kServerResponse] per
 // request; each bound constructor re-checks, per request, that the objects it
-// builds can only reach the app (one 'request' listener, the app; nothing
-// that sees requests before or instead of it), and otherwise builds the stock
-// object. So a listener added or removed later, an 'upgrade' handler, a
+// builds can only reach the app (the same 'request' listener; nothing that
+// sees requests before or instead of it) and otherwise builds the stock
+// object. So a listener added or removed later, an upgrade, a
 // diagnostics_channel subscriber all see exactly what stock Node gives them.
 
 const http = require('http');
 const dc = require('diagnostics_channel');
 const stats = require('../setup/stats');
 const { listenerTables } = require('./event-tables');
+const preview = require('./request-preview');
 
 const { IncomingMessage: NodeIncomingMessage, ServerResponse: NodeServerResponse } = http;
 const getPrototypeOf = Object.getPrototypeOf;
@@ -51,12 +59,35 @@ function isExpressApp(fn) {
     inChain(request, NodeIncomingMessage.prototype) && inChain(response, NodeServerResponse.prototype);
 }
 
-// Events whose listeners would receive a request that never reaches the app.
-const FOREIGN_EVENTS = ['upgrade', 'connect', 'checkContinue', 'checkExpectation', 'dropRequest'];
+// A listener whose whole body passes its two arguments on to one function (or
+// its `.handle`): `(req, res) => app(req, res)`, `function (req, res) { return
+// app(req, res); }`. It reads nothing of them, so it cannot tell a request
+// born with the app's prototypes from a stock one.
+const FORWARDER = /^(?:function\b[\s\w$]*)?\(\s*([\w$]+)\s*,\s*([\w$]+)\s*\)\s*(?:=>)?\s*(\{\s*(?:return\s+)?)?([\w$]+)(\.handle)?\(\s*\1\s*,\s*\2\s*\)\s*;?\s*(\})?$/;
+function isForwarder(fn) {
+  if (typeof fn !== 'function' || fn.length !== 2) return false;
+  const m = FORWARDER.exec(Function.prototype.toString.call(fn));
+  return m !== null && (m[3] === undefined) === (m[6] === undefined) &&
+    m[4] !== m[1] && m[4] !== m[2] && m[1] !== m[2];
+}
+
+// The top-level Express app a stock request was handed to, read from the
+// prototype Express gave it, or null.
+function appOf(req) {
+  const proto = getPrototypeOf(req);
+  if (proto === NodeIncomingMessage.prototype || proto === null) return null;
+  const app = proto.app;
+  return isExpressApp(app) && app.request === proto && app.parent === undefined ? app : null;
+}
+
+// Events whose listeners receive requests that never reach the app, and that
+// nothing tells apart before the request is built.
+const FOREIGN_EVENTS = ['checkContinue', 'checkExpectation', 'dropRequest'];
 
 // Node 26 lets a server decide upgrades with a callback, and gives each server
 // its own copy of the default one (upgrade when there is an 'upgrade'
-// listener); only that default is known never to route a request elsewhere.
+// listener). A custom one is asked only about requests the parser flags as
+// upgrades, which a bound server builds stock as it does for listeners.
 let defaultUpgradeSource;
 function isDefaultShouldUpgrade(fn) {
   if (fn === undefined) return true; // 20-24: no such callback
@@ -64,41 +95,58 @@ function isDefaultShouldUpgrade(fn) {
   return typeof fn === 'function' && String(fn) === defaultUpgradeSource;
 }
 
+// Whether an upgrade or CONNECT request can reach a listener other than the app.
+function takesUpgrades(server) {
+  const ev = server._events;
+  return ev.upgrade !== undefined || ev.connect !== undefined || !isDefaultShouldUpgrade(server.shouldUpgradeCallback);
+}
+
 // Why this HTTP server's requests cannot be born with the prototypes of
-// `listener` (its 'request' listener entry), or ''.
+// `listener` (its 'request' listener entry) or of the app it forwards to, or ''.
 function refusal(server, listener, syms) {
   if (listener === undefined) return 'noListener';
   if (typeof listener !== 'function') return 'manyListeners';
-  if (!isExpressApp(listener)) return 'notExpress';
+  if (!isExpressApp(listener) && !isForwarder(listener)) return 'notExpress';
   if (server[syms.kIncomingMessage] !== NodeIncomingMessage || server[syms.kServerResponse] !== NodeServerResponse) return 'customClasses';
   for (const name of FOREIGN_EVENTS) if (server._events[name] !== undefined) return 'foreignListener';
-  if (!isDefaultShouldUpgrade(server.shouldUpgradeCallback)) return 'shouldUpgradeCallback';
   return '';
 }
 
 function makeExpressBinder() {
   const bound = new Set(); // WeakRefs of the servers bound, for unbindAll()
   const byServer = new WeakMap();
-  const counters = { bound: 0, stepAside: { __proto__: null } };
+  const counters = {
+    bound: 0, stepAside: { __proto__: null },
+    shapes: { app: 0, forwarder: 0, withUpgrades: 0 }, forwarders: { learning: 0 },
+  };
 
   function stockRequest(socket) {
     stats.count('express.request.stock');
     return new NodeIncomingMessage(socket);
   }
 
-  function makeConstructors(server, app) {
+  function makeConstructors(server, app, listener) {
     const { request: RequestListeners, response: ResponseListeners } = listenerTables();
     const reqProto = app.request;
     const resProto = app.response;
     const shouldUpgrade = server.shouldUpgradeCallback;
+    const defaultUpgrade = isDefaultShouldUpgrade(shouldUpgrade);
     // Checked per request: cheap loads only (FOREIGN_EVENTS spelled out).
     const ownsRequests = () => {
       const ev = server._events;
-      return ev.request === app && ev.upgrade === undefined && ev.connect === undefined &&
-        ev.checkContinue === undefined && ev.checkExpectation === undefined && ev.dropRequest === undefined &&
-        app.request === reqProto && app.response === resProto &&
-        server.shouldUpgradeCallback === shouldUpgrade &&
+      return ev.request === listener && ev.checkContinue === undefined && ev.checkExpectation === undefined &&
+        ev.dropRequest === undefined && app.request === reqProto && app.response === resProto &&
         !requestStart.hasSubscribers && !responseCreated.hasSubscribers;
+    };
+    // An upgrade or CONNECT goes to its listeners (or Node 26's callback) as
+    // stock builds it; so does a request whose kind is not known yet.
+    const mayUpgrade = (socket) => {
+      const ev = server._events;
+      if (ev.upgrade === undefined && ev.connect === undefined && server.shouldUpgradeCallback === shouldUpgrade && defaultUpgrade) return false;
+      const plain = preview.isPlainRequest(socket);
+      if (plain === true) return false;
+      stats.count(plain === null ? 'express.request.unwatched' : 'express.request.upgrade');
+      return true;
     };
     // Node's constructors run on a fresh `this` whose prototype is the app's.
     // V8 sizes a constructor's instances by the `this.x =` assignments of the
@@ -114,7 +162,7 @@ function makeExpressBinder() {
     // stack frame after the function that built it (`IncomingMessage.onEnd`),
     // and error trackers group errors by those frames.
     const boundRequest = function IncomingMessage(socket) {
-      if (!ownsRequests()) return stockRequest(socket);
+      if (!ownsRequests() || mayUpgrade(socket)) return stockRequest(socket);
       // A listener table that V8 cannot pretenure (event-tables.js).
       if (RequestListeners !== null) this._events = new RequestListeners();
       NodeIncomingMessage.call(this, socket);
@@ -136,34 +184,76 @@ function makeExpressBinder() {
     counters.stepAside[why] = (counters.stepAside[why] || 0) + 1;
   }
 
+  // A bound server's connections are watched where upgrades can reach
+  // another listener (see mayUpgrade), from the start of each connection.
+  let watching = false;
+  const needsWatch = (server) => byServer.has(server) && takesUpgrades(server);
+
+  function bind(server, syms, app, listener, shape) {
+    const { boundRequest, boundResponse } = makeConstructors(server, app, listener);
+    server[syms.kIncomingMessage] = boundRequest;
+    server[syms.kServerResponse] = boundResponse;
+    byServer.set(server, { syms, request: boundRequest, response: boundResponse });
+    watchConnections();
+    counters.bound++;
+    counters.shapes[shape]++;
+    if (takesUpgrades(server)) counters.shapes.withUpgrades++;
+    return boundRequest;
+  }
+
+  // A forwarding listener: its requests are built stock until one of them
+  // has been through the app it forwards to (Express swapped its prototype
+  // to that app's); from then on, bound to that app.
+  function learnForwarder(server, syms, listener) {
+    let last = null;
+    const learning = function IncomingMessage(socket) {
+      const app = last === null ? null : appOf(last);
+      if (app !== null && server[syms.kIncomingMessage] === learning && server._events.request === listener) {
+        last = null;
+        counters.forwarders.learning--;
+        return new (bind(server, syms, app, listener, 'forwarder'))(socket);
+      }
+      last = stockRequest(socket);
+      return last;
+    };
+    server[syms.kIncomingMessage] = learning;
+    byServer.set(server, { syms, request: learning, response: NodeServerResponse });
+    watchConnections();
+    counters.forwarders.learning++;
+  }
+
+  function watchConnections() {
+    if (watching) return;
+    preview.watch(needsWatch);
+    watching = true;
+  }
+
   // Called when a server starts listening.
   function consider(server) {
     if (byServer.has(server)) return;
     const syms = serverSymbols(server);
     // A net/tls server: not ours to count.
     if (syms.kIncomingMessage === undefined || syms.kServerResponse === undefined) return;
-    const app = server._events.request;
-    const why = refusal(server, app, syms);
+    const listener = server._events.request;
+    const why = refusal(server, listener, syms);
     if (why !== '') {
       stepAside(why);
       return;
     }
-    const { boundRequest, boundResponse } = makeConstructors(server, app);
-    server[syms.kIncomingMessage] = boundRequest;
-    server[syms.kServerResponse] = boundResponse;
-    byServer.set(server, { syms, boundRequest, boundResponse });
     bound.add(new WeakRef(server));
-    counters.bound++;
+    if (isExpressApp(listener)) bind(server, syms, listener, listener, 'app');
+    else learnForwarder(server, syms, listener);
   }
 
   // Puts Node's own classes back on every server still bound to ours.
   function unbindAll() {
+    preview.unwatch();
     for (const ref of bound) {
       const server = ref.deref();
       if (server === undefined) continue;
       const b = byServer.get(server);
-      if (server[b.syms.kIncomingMessage] === b.boundRequest) server[b.syms.kIncomingMessage] = NodeIncomingMessage;
-      if (server[b.syms.kServerResponse] === b.boundResponse) server[b.syms.kServerResponse] = NodeServerResponse;
+      if (server[b.syms.kIncomingMessage] === b.request) server[b.syms.kIncomingMessage] = NodeIncomingMessage;
+      if (server[b.syms.kServerResponse] === b.response) server[b.syms.kServerResponse] = NodeServerResponse;
       byServer.delete(server);
     }
     bound.clear();
@@ -175,6 +265,7 @@ function makeExpressBinder() {
     const tables = listenerTables();
     return {
       bound: counters.bound, live, stepAside: { ...counters.stepAside },
+      shapes: { ...counters.shapes }, forwardersLearning: counters.forwarders.learning,
       listenerTables: ['request', 'response'].filter((kind) => tables[kind] !== null),
     };
   }
@@ -182,4 +273,4 @@ function makeExpressBinder() {
   return { consider, unbindAll, snapshot };
 }
 
-module.exports = { makeExpressBinder, isExpressApp };
+module.exports = { makeExpressBinder, isExpressApp, isForwarder };
