@@ -27,7 +27,7 @@ export interface ExpressBindingStatus {
   bound: number;
   /** of those, the ones still alive */
   live: number;
-  /** servers left stock, by reason: customClasses, manyListeners, foreignListener, notExpress, ... */
+  /** servers left stock, by reason: customClasses, manyListeners, foreignListener, notExpress, forwarderNotExpress, ... */
   stepAside: Record<string, number>;
   /**
    * bound servers by shape: the app as the request listener ('app'), a listener that only

@@ -359,6 +359,25 @@ test('uninstall() puts Node\'s own classes back on every bound server; a server 
   fastpath.install();
 });
 
+test('a forwarder to something that is not Express gets Node\'s constructor back after 16 requests', async () => {
+  fastpath.install();
+  fastpath.resetStats();
+  const koa = new (require('koa'))();
+  koa.use((ctx) => { ctx.body = { proto: Object.getPrototypeOf(ctx.req) === http.IncomingMessage.prototype }; });
+  const handler = koa.callback();
+  const server = http.createServer((req, res) => handler(req, res));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const requests = Array.from({ length: 20 }, () => get('/')).join('');
+  const bytes = (await rawRequest(server.address().port, requests)).toString('latin1');
+  const express = fastpath.status().frameworks.express;
+  const classes = kClasses(server);
+  server.close();
+  assert.strictEqual(bytes.split('{"proto":true}').length - 1, 20, bytes);
+  assert.strictEqual(express.stepAside.forwarderNotExpress, 1, JSON.stringify(express));
+  assert.strictEqual(express.forwardersLearning, 0);
+  assert.strictEqual(classes.IncomingMessage, http.IncomingMessage);
+});
+
 test('only Express apps are recognised', () => {
   const { isExpressApp } = require('../lib/frameworks/express');
   assert.strictEqual(isExpressApp(EXPRESS.express4()), true);
@@ -368,6 +387,12 @@ test('only Express apps are recognised', () => {
   const lookalike = Object.assign(() => {}, { handle() {}, set() {}, request: {}, response: {} });
   assert.strictEqual(isExpressApp(lookalike), false);
   assert.strictEqual(isExpressApp(new (require('koa'))().callback()), false);
+  const { isForwarder } = require('../lib/frameworks/express');
+  const app = EXPRESS.express5();
+  const forwarders = [(req, res) => app(req, res), (q, s) => { app(q, s); }, function (req, res) { return app.handle(req, res); }];
+  const others = [(req, res) => app(res, req), (req, res) => { if (req.url === '/') return res.end(); app(req, res); }, async (req, res) => app(req, res), (req, res) => req(req, res), (req) => app(req)];
+  assert.deepStrictEqual(forwarders.map(isForwarder), [true, true, true]);
+  assert.deepStrictEqual(others.map(isForwarder), [false, false, false, false, false]);
   assert.strictEqual(net.Server.prototype.listen.name, 'listen');
 });
 

@@ -17,7 +17,7 @@ each route against both, interleaved, and reports req/s, server CPU per request 
   --mask NAME            a response header whose value may differ (repeatable; Date always is)
   --port N               the stock app's port (the preloaded one gets N+1); default: free ports
   --rounds N             interleaved load rounds per route (default 3)
-  --duration S           seconds of load per round and app (default 3)
+  --duration S           seconds of load per round and app (default 2)
   --warmup S             seconds of load per route and app before the rounds (default 1)
   --connections N        concurrent connections of the load (default 50)
   --startup-timeout S    how long an app may take to answer (default 30)
@@ -69,7 +69,7 @@ function readRoutes(file) {
 function parse(argv) {
   if (argv[0] !== 'check') throw new Error(argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' ? USAGE : `unknown command ${JSON.stringify(argv[0])}\n${USAGE}`);
   const o = {
-    routes: [], mask: ['date'], port: null, rounds: 3, duration: 3, warmup: 1, connections: 50,
+    routes: [], mask: ['date'], port: null, rounds: 3, duration: 2, warmup: 1, connections: 50,
     startupTimeout: 30, requestTimeout: 10, json: false, command: [],
   };
   let i = 1;

@@ -204,14 +204,25 @@ function makeExpressBinder() {
   // A forwarding listener: its requests are built stock until one of them
   // has been through the app it forwards to (Express swapped its prototype
   // to that app's); from then on, bound to that app.
+  // A forwarder whose first LEARNING_LIMIT requests showed no Express app
+  // (it forwards to something else) gets Node's constructor back.
+  const LEARNING_LIMIT = 16;
   function learnForwarder(server, syms, listener) {
     let last = null;
+    let seen = 0;
     const learning = function IncomingMessage(socket) {
       const app = last === null ? null : appOf(last);
       if (app !== null && server[syms.kIncomingMessage] === learning && server._events.request === listener) {
         last = null;
         counters.forwarders.learning--;
         return new (bind(server, syms, app, listener, 'forwarder'))(socket);
+      }
+      if (++seen > LEARNING_LIMIT && server[syms.kIncomingMessage] === learning) {
+        server[syms.kIncomingMessage] = NodeIncomingMessage;
+        counters.forwarders.learning--;
+        stepAside('forwarderNotExpress');
+        last = null;
+        return stockRequest(socket);
       }
       last = stockRequest(socket);
       return last;
