@@ -44,7 +44,7 @@ function withoutWrappers(frames) {
 
 test('the preloaded run bound both Express apps, and both runs saw every scenario', () => {
   assert.strictEqual(stock.bound, 0);
-  assert.strictEqual(patched.bound, 2);
+  assert.strictEqual(patched.bound, 3);
   assert.deepStrictEqual(Object.keys(patched).sort(), Object.keys(stock).sort());
   assert.ok(Object.keys(stock).length >= 30, Object.keys(stock).join(', '));
 });
@@ -59,8 +59,9 @@ test('util.inspect names a bound request and response as stock does', () => {
 for (const label of Object.keys(stock).filter((k) => Array.isArray(stock[k]))) {
   test(`frames: ${label}`, () => {
     const { frames, wrappers } = withoutWrappers(patched[label]);
-    // Node's setHeader is the one wrapped method these scenarios reach with an error.
-    assert.strictEqual(wrappers, / setHeader /.test(label) ? 1 : 0, patched[label].join('\n'));
+    // Node's setHeader is the one wrapped method these scenarios reach with an error; beside
+    // an 'upgrade' listener, the parser's callback is wrapped at the bottom of a sync stack.
+    assert.strictEqual(wrappers, / setHeader |^upgrades /.test(label) ? 1 : 0, patched[label].join('\n'));
     assert.deepStrictEqual(names(frames), names(stock[label]));
   });
 }
