@@ -103,6 +103,13 @@ test('an app that answers differently when preloaded: exit 1, both sides shown',
   assert.deepStrictEqual(r.left, []);
 });
 
+test('an app that requires the package itself is stock in the stock run: the difference is caught', async () => {
+  const r = await check([...QUICK, '--url', '/', ...app('requires-package-app.js')], { HTTP_FASTPATH: '0' });
+  assert.strictEqual(r.code, 1, r.stderr + r.stdout);
+  assert.match(r.stdout, /stock: {5}".*active: false"\n {2}preloaded: ".*active: true"/);
+  assert.deepStrictEqual(r.left, []);
+});
+
 test('an app that never listens: one line within the stated time, exit 2, nothing left running', async () => {
   const r = await check(['--startup-timeout', '2', ...app('plain-app.js')], { NEVER_LISTEN: '1' });
   assert.strictEqual(r.code, 2);

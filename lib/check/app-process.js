@@ -67,6 +67,10 @@ class AppProcess {
     const options = [...userNodeOptions(), `--require=${PROBE}`];
     if (preload) options.push(`--require=${ROOT}`);
     const env = { ...process.env, PORT: String(port), NODE_OPTIONS: options.join(' '), HTTP_FASTPATH_CHECK_DIR: this.probeDir };
+    // An app that requires the package itself stays stock in the stock run;
+    // a switch-off in the user's shell does not apply to the preloaded run.
+    if (preload) delete env.HTTP_FASTPATH;
+    else env.HTTP_FASTPATH = '0';
     let [file, ...args] = command;
     if (pin !== null) [file, args] = ['taskset', ['-c', String(pin), file, ...args]];
     this.output = '';
