@@ -37,7 +37,8 @@ function recognised(status) {
   if (status === null) return ['status(): not reported (the app did not serve HTTP from a Node process that loaded the package)'];
   const lines = [];
   const ex = status.frameworks?.express;
-  if (ex) {
+  // The binding's counts mean something once the app has loaded Express.
+  if (ex && (ex.bound > 0 || ex.helpers !== undefined)) {
     const shapes = Object.entries(ex.shapes ?? {}).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ');
     lines.push(`Express: ${ex.bound} server(s) bound${shapes ? ` (${shapes})` : ''}${Object.keys(ex.stepAside).length ? `, left stock: ${JSON.stringify(ex.stepAside)}` : ''}`);
     for (const c of ex.helpers?.copies ?? []) lines.push(`Express ${c.version}: ${c.accelerated.join(', ') || 'nothing'} accelerated`);
