@@ -18,9 +18,7 @@ const path = require('path');
 
 const DEFAULT_DURATION = Number(process.env.BENCH_DURATION || 5);
 
-function hasCommand(cmd) {
-  return spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
-}
+const { hasCommand } = require('../../lib/check/host');
 
 // A wrk Lua script that sends `body` with `method`, in a file removed at exit.
 function wrkScript(method, body) {

@@ -11,13 +11,7 @@
 const fs = require('fs');
 const { monitorEventLoopDelay } = require('perf_hooks');
 
-const TICK_US = 1e6 / 100; // clock ticks (USER_HZ) are 100 per second on Linux
-
-// A /proc/…/stat line's fields from 3 (state) on: minflt is f[7], utime
-// f[11], stime f[12] (clock ticks).
-function statFields(text) {
-  return text.slice(text.lastIndexOf(')') + 2).split(' ');
-}
+const { statFields, TICK_US } = require('../../lib/check/host');
 
 function threadStat(tid) {
   try {

@@ -8,14 +8,12 @@ const fs = require('fs');
 const net = require('net');
 const os = require('os');
 const path = require('path');
-const { spawn, spawnSync } = require('child_process');
+const { spawn } = require('child_process');
 
 const ROOT = path.join(__dirname, '..', '..');
 const PROBE = path.join(__dirname, 'probe.js');
 const PAGE = 4096;
-const TICK_US = 1e4; // /proc's clock ticks: 100 per second
-
-const hasCommand = (name) => spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
+const { statFields, TICK_US } = require('./host');
 
 // The user's NODE_OPTIONS without a preload of this package (the stock run
 // must be stock even where the user's shell preloads it).
@@ -49,13 +47,11 @@ function portInUse(port) {
   });
 }
 
-// Fields of /proc/<pid>/stat from the state on (after the command's name).
 function statOf(pid) {
   try {
-    const text = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return statFields(fs.readFileSync(`/proc/${pid}/stat`, 'latin1'));
   } catch {
-    return null;
+    return null; // gone
   }
 }
 
@@ -172,4 +168,4 @@ function groupAlive(pgid) {
   }
 }
 
-module.exports = { AppProcess, freePort, portInUse, hasCommand, groupAlive };
+module.exports = { AppProcess, freePort, portInUse };

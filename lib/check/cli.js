@@ -10,7 +10,8 @@
 const os = require('os');
 const { spawnSync } = require('child_process');
 const { parse } = require('./options');
-const { AppProcess, freePort, portInUse, hasCommand } = require('./app-process');
+const { AppProcess, freePort, portInUse } = require('./app-process');
+const { hasCommand } = require('./host');
 const { exchange, firstDifference } = require('./exchange');
 const { makeLoad } = require('./load');
 

@@ -9,7 +9,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawn } = require('child_process');
-const { hasCommand } = require('./app-process');
+const { hasCommand } = require('./host');
 
 function findAutocannon() {
   for (const from of [process.cwd(), __dirname]) {

@@ -117,7 +117,7 @@ function makeExpressBinder() {
   const byServer = new WeakMap();
   const counters = {
     bound: 0, stepAside: { __proto__: null },
-    shapes: { app: 0, forwarder: 0, withUpgrades: 0 }, forwarders: { learning: 0 },
+    shapes: { app: 0, forwarder: 0, withUpgrades: 0 }, forwardersLearning: 0,
   };
 
   function stockRequest(socket) {
@@ -141,6 +141,7 @@ function makeExpressBinder() {
     // An upgrade or CONNECT goes to its listeners (or Node 26's callback) as
     // stock builds it; so does a request whose kind is not known yet.
     const mayUpgrade = (socket) => {
+      // takesUpgrades(), with the callback compared by identity: no source read per request.
       const ev = server._events;
       if (ev.upgrade === undefined && ev.connect === undefined && server.shouldUpgradeCallback === shouldUpgrade && defaultUpgrade) return false;
       const plain = preview.isPlainRequest(socket);
@@ -184,10 +185,15 @@ function makeExpressBinder() {
     counters.stepAside[why] = (counters.stepAside[why] || 0) + 1;
   }
 
-  // A bound server's connections are watched where upgrades can reach
-  // another listener (see mayUpgrade), from the start of each connection.
+  // A server's connections are watched, from their start, while it holds one
+  // of the binder's constructors (a forwarder's connections that start while
+  // it learns are then known once it is bound) and upgrades can reach another
+  // listener (see mayUpgrade).
   let watching = false;
-  const needsWatch = (server) => byServer.has(server) && takesUpgrades(server);
+  const needsWatch = (server) => {
+    const b = byServer.get(server);
+    return b !== undefined && server[b.syms.kIncomingMessage] === b.request && takesUpgrades(server);
+  };
 
   function bind(server, syms, app, listener, shape) {
     const { boundRequest, boundResponse } = makeConstructors(server, app, listener);
@@ -214,12 +220,12 @@ function makeExpressBinder() {
       const app = last === null ? null : appOf(last);
       if (app !== null && server[syms.kIncomingMessage] === learning && server._events.request === listener) {
         last = null;
-        counters.forwarders.learning--;
+        counters.forwardersLearning--;
         return new (bind(server, syms, app, listener, 'forwarder'))(socket);
       }
       if (++seen > LEARNING_LIMIT && server[syms.kIncomingMessage] === learning) {
         server[syms.kIncomingMessage] = NodeIncomingMessage;
-        counters.forwarders.learning--;
+        counters.forwardersLearning--;
         stepAside('forwarderNotExpress');
         last = null;
         return stockRequest(socket);
@@ -230,7 +236,7 @@ function makeExpressBinder() {
     server[syms.kIncomingMessage] = learning;
     byServer.set(server, { syms, request: learning, response: NodeServerResponse });
     watchConnections();
-    counters.forwarders.learning++;
+    counters.forwardersLearning++;
   }
 
   function watchConnections() {
@@ -276,7 +282,7 @@ function makeExpressBinder() {
     const tables = listenerTables();
     return {
       bound: counters.bound, live, stepAside: { ...counters.stepAside },
-      shapes: { ...counters.shapes }, forwardersLearning: counters.forwarders.learning,
+      shapes: { ...counters.shapes }, forwardersLearning: counters.forwardersLearning,
       listenerTables: ['request', 'response'].filter((kind) => tables[kind] !== null),
     };
   }

@@ -16,10 +16,12 @@ delete OutgoingHeaders.prototype.constructor;
 // method made one, its entries move into a container. Node validates before
 // it creates the store, so a throw leaves it null, as stock does; and the
 // package adds one frame, named as Node's method, under Node's in a stack.
-function asContainer(headers) {
+function adoptStore(res, kOutHeaders) {
+  const headers = res[kOutHeaders];
+  if (headers === null || Object.getPrototypeOf(headers) !== null) return;
   const container = new OutgoingHeaders();
   for (const key in headers) container[key] = headers[key];
-  return container;
+  res[kOutHeaders] = container;
 }
 
 function makeContainerCreator(adapter, original) {
@@ -28,8 +30,7 @@ function makeContainerCreator(adapter, original) {
     [original.name](name, value) {
       if (this[kOutHeaders] !== null) return original.call(this, name, value);
       const result = original.call(this, name, value);
-      const headers = this[kOutHeaders];
-      if (headers !== null && Object.getPrototypeOf(headers) === null) this[kOutHeaders] = asContainer(headers);
+      adoptStore(this, kOutHeaders);
       return result;
     },
   }[original.name];
@@ -48,7 +49,7 @@ function makeSetHeader(adapter, original) {
     let headers = this[kOutHeaders];
     if (key === undefined || !isPlainValue(value)) {
       const result = original.call(this, name, value);
-      if (ownStore && headers === null && (headers = this[kOutHeaders]) !== null) this[kOutHeaders] = asContainer(headers);
+      if (ownStore && headers === null) adoptStore(this, kOutHeaders);
       return result;
     }
     if (headers === null) {
