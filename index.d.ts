@@ -31,12 +31,24 @@ export interface ExpressBindingStatus {
   stepAside: Record<string, number>;
   /**
    * bound servers by shape: the app as the request listener ('app'), a listener that only
-   * forwards to one app ('forwarder', bound once its first request showed the app), and of
-   * either, those that had 'upgrade'/'connect' listeners (a WebSocket server) when bound
+   * forwards to one app ('forwarder', bound once its first request showed the app), the app
+   * behind socket.io's / engine.io's listeners ('engineIo', their own paths built stock), and
+   * of these, those that had 'upgrade'/'connect' listeners (a WebSocket server) when bound
    */
-  shapes: { app: number; forwarder: number; withUpgrades: number };
+  shapes: { app: number; forwarder: number; engineIo: number; withUpgrades: number };
   /** forwarding servers still waiting for a request that shows which app they forward to */
   forwardersLearning: number;
+  /**
+   * engine.io and socket.io as they loaded: copies whose listener-installing method is known
+   * (engine.io 6.3+ `attach`, socket.io 4.7+ `attachServe`) and copies left stock; listeners
+   * they installed in front of exactly one other ('attached') or not ('notForwardingOne')
+   */
+  gates: {
+    engineIo: { adopted: number; unknownVersion: number };
+    socketIo: { adopted: number; unknownVersion: number };
+    attached: number;
+    notForwardingOne: number;
+  };
   /** the bound objects whose listener table is built outside V8's pretenured literal sites: 'request' (every line), 'response' (Node 26) */
   listenerTables: ('request' | 'response')[];
   /** Express's response helpers computed once (docs/express.md); present once the app loaded Express */

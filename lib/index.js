@@ -110,6 +110,10 @@ const applicationDir = (filename) => packageDir(filename, APPLICATION_FILES);
 
 // Each callback gets the module that asked (Express's lib/application.js or
 // lib/express.js), which tells two copies loaded from one directory apart.
+// engine.io and socket.io (their http server's request listeners, in front of
+// an Express app: lib/frameworks/request-gates.js) are recognised as
+// socket.io's dist/index.js or the app requires them.
+const SOCKETIO_FILES = ['/socket.io/dist/index.js', '\\socket.io\\dist\\index.js'];
 function watchExpressLoads(on) {
   const originalLoad = Module._load;
   let armed = true;
@@ -122,6 +126,10 @@ function watchExpressLoads(on) {
     } else if ((request === './response' || request === './application') && typeof parent?.filename === 'string') {
       const dir = packageDir(parent.filename, EXPRESS_FILES);
       if (dir !== undefined) (request === './response' ? on.response : on.application)(exports, dir, parent);
+    } else if (request === 'engine.io') {
+      on.engineIo(exports, typeof parent?.filename === 'string' && SOCKETIO_FILES.some((s) => parent.filename.endsWith(s)) ? parent : null);
+    } else if (request === 'socket.io') {
+      on.socketIo(exports);
     }
     return exports;
   }
@@ -182,6 +190,8 @@ function prepare() {
 const HELPERS = require.resolve('./frameworks/express-helpers');
 const expressHelpersLoaded = () => require.cache[HELPERS] !== undefined;
 const expressHelpers = () => require(HELPERS);
+const GATES = require.resolve('./frameworks/request-gates');
+const requestGates = () => require(GATES);
 
 // Arms the Express load hook unless Express is to stay stock.
 function armExpress() {
@@ -191,6 +201,11 @@ function armExpress() {
     router: (Router, dir, application) => expressHelpers().adoptRouter(Router, dir, application),
     application: (proto, dir, express) => expressHelpers().adoptApplication(proto, dir, express),
     response: (response, dir, express) => expressHelpers().adoptResponse(response, dir, express),
+    engineIo: (exports, socketIoModule) => {
+      requestGates().adoptEngineIo(exports);
+      if (socketIoModule !== null) requestGates().adoptSocketIoLater(socketIoModule);
+    },
+    socketIo: (exports) => requestGates().adoptSocketIo(exports),
   });
   // An Express already loaded has handed its helpers out: it stays stock, and status() says so.
   for (const file of Object.keys(require.cache)) {
@@ -214,6 +229,7 @@ function install(how = 'install()', server = undefined) {
   state.installed = true;
   armExpress();
   if (state.disarmExpress !== null && expressHelpersLoaded()) expressHelpers().applyAll();
+  if (state.disarmExpress !== null && require.cache[GATES] !== undefined) requestGates().reapply();
   // Patches planned later, when the app loads a module: applied, and undone by uninstall().
   const applyMore = (more) => {
     patch.apply(more);
@@ -269,6 +285,7 @@ function uninstall() {
   }
   if (!state.installed) return false;
   if (expressHelpersLoaded()) expressHelpers().revertAll();
+  if (require.cache[GATES] !== undefined) requestGates().revert();
   require('./setup/patch').revert(state.patches);
   state.patches = null;
   state.installed = false;

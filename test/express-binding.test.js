@@ -20,12 +20,16 @@ const fastpath = require('..');
 const { rawRequest } = require('./helpers/raw-request');
 const { normaliseDates, recordEvents } = require('./helpers/differential');
 const { WebSocketServer } = require('ws');
+const { Server: SocketIoServer } = require('socket.io');
 
 const STATIC = path.join(__dirname, 'fixtures', 'static');
 const TLS = { key: fs.readFileSync(path.join(__dirname, 'fixtures', 'tls', 'key.pem')), cert: fs.readFileSync(path.join(__dirname, 'fixtures', 'tls', 'cert.pem')) };
 const EXPRESS = { express4: require('express4'), express5: require('express') };
 
 const get = (p, extra = '') => `GET ${p} HTTP/1.1\r\nHost: x\r\n${extra}\r\n`;
+const WS_HANDSHAKE = 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
+// engine.io's session ids are random (same length every time).
+const maskSessionIds = (bytes) => bytes.replace(/"sid":"[\w-]+"/g, '"sid":"<sid>"');
 
 function kClasses(server) {
   const out = {};
@@ -81,7 +85,7 @@ async function runOnce(scenario, express, patched) {
   const server = await (scenario.listen ?? ((a) => new Promise((resolve) => { const s = a.listen(0, '127.0.0.1', () => resolve(s)); })))(app, log);
   if (scenario.after) scenario.after(server, app, log, (req, res) => look(app, req, res));
   const bytes = [];
-  for (const request of [].concat(scenario.requests)) bytes.push(normaliseDates((await rawRequest(server.address().port, request, { tls: scenario.tls })).toString('latin1')));
+  for (const request of [].concat(scenario.requests)) bytes.push((scenario.mask ?? String)(normaliseDates((await rawRequest(server.address().port, request, { tls: scenario.tls })).toString('latin1'))));
   const classes = kClasses(server);
   const status = fastpath.status();
   server.close();
@@ -89,6 +93,30 @@ async function runOnce(scenario, express, patched) {
   if (scenario.cleanup) scenario.cleanup();
   const binder = status.frameworks.express;
   return { bytes, log, bound: binder ? binder.bound : 0, classes, express: binder, stats: status.stats };
+}
+
+// socket.io next to the app: Express routes pipelined with engine.io's
+// polling handshake, a bad engine.io request, a client file, a path that only
+// starts like socket.io's, and a WebSocket handshake.
+const SOCKETIO_REQUESTS = (base) => [
+  get('/json') + get('/json'),
+  get(`${base}/?EIO=4&transport=polling`) + get('/json'),
+  get(`${base}/?EIO=9&transport=polling`),
+  get(`${base}/socket.io.min.js`),
+  get(`${base}x`) + get('/json'),
+  get(`${base}/?EIO=4&transport=websocket`, WS_HANDSHAKE),
+];
+
+function socketIoRoutes(app, express, log, see) {
+  app.get('/json', (req, res) => { log.push(['route', see(req, res)]); res.json({}); });
+}
+
+// What engine.io and socket.io see of the requests they take.
+function watchSocketIo(io, log) {
+  const nodeProtos = (req) => Object.getPrototypeOf(req) === http.IncomingMessage.prototype;
+  io.engine.on('initial_headers', (headers, req) => log.push(['initial_headers', req.url, nodeProtos(req), Object.keys(req).join(','), describeTable(req._events)]));
+  io.engine.on('connection_error', (err) => log.push(['connection_error', err.req.url, nodeProtos(err.req), err.code, err.message]));
+  io.on('connection', (socket) => log.push(['io connection', nodeProtos(socket.request), socket.conn.transport.name]));
 }
 
 const SCENARIOS = [
@@ -256,6 +284,60 @@ const SCENARIOS = [
     routes(app, express, log, see) { app.get('/json', (req, res) => { log.push(['route', see(req, res)]); res.json({}); }); },
   },
   {
+    // socket.io's two listeners (client files, then engine.io) in front of
+    // the app: their paths and upgrades built stock, every other request bound.
+    name: 'socket.io attached before listen: bound; its handshakes, client file and prefix look-alikes as stock',
+    requests: SOCKETIO_REQUESTS('/socket.io'),
+    listen: (app, log) => new Promise((resolve) => {
+      const s = http.createServer(app);
+      watchSocketIo(new SocketIoServer(s), log);
+      s.listen(0, '127.0.0.1', () => resolve(s));
+    }),
+    routes: socketIoRoutes,
+    mask: maskSessionIds,
+    perRequestStock: 5,
+    shape: 'engineIo',
+  },
+  {
+    name: 'socket.io attached after app.listen(): bound again behind it',
+    requests: [get('/json')].concat(SOCKETIO_REQUESTS('/socket.io')),
+    listen: (app, log) => new Promise((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+      watchSocketIo(new SocketIoServer(s), log);
+    }),
+    routes: socketIoRoutes,
+    mask: maskSessionIds,
+    perRequestStock: 5,
+    shape: 'engineIo',
+  },
+  {
+    name: 'socket.io on its own path without client files (engine.io alone in front)',
+    // '/rtx' is outside engine.io's '/rt/'.
+    requests: SOCKETIO_REQUESTS('/rt').concat([get('/socket.io/socket.io.min.js')]),
+    listen: (app, log) => new Promise((resolve) => {
+      const s = http.createServer(app);
+      watchSocketIo(new SocketIoServer(s, { path: '/rt', serveClient: false }), log);
+      s.listen(0, '127.0.0.1', () => resolve(s));
+    }),
+    routes: socketIoRoutes,
+    mask: maskSessionIds,
+    perRequestStock: 4,
+    shape: 'engineIo',
+  },
+  {
+    name: 'socket.io whose client-file path moves after listen (io.path()): the new prefix is built stock',
+    requests: [get('/json'), get('/moved/socket.io.min.js'), get('/moved/x')],
+    listen: (app, log) => new Promise((resolve) => {
+      const s = http.createServer(app);
+      const io = new SocketIoServer(s);
+      watchSocketIo(io, log);
+      s.listen(0, '127.0.0.1', () => { io.path('/moved'); resolve(s); });
+    }),
+    routes: socketIoRoutes,
+    perRequestStock: 2,
+    shape: 'engineIo',
+  },
+  {
     name: 'a listener prepended after listen sees stock objects',
     requests: [get('/json'), get('/json')],
     after(server, app, log) {
@@ -417,4 +499,50 @@ test('only the connections of a bound server that takes upgrades have the parser
   for (const s of [bound, plain]) s.close();
   assert.deepStrictEqual(seen, [['bound', false], ['plain', true], ['bound', false], ['plain', true], ['plain', true]]);
   assert.strictEqual(client, true);
+});
+
+test('socket.io imported as ESM is recognised through the engine.io it requires', () => {
+  const { execFileSync } = require('child_process');
+  const out = execFileSync(process.execPath, ['-r', path.join(__dirname, '..'), path.join(__dirname, 'fixtures', 'socketio-esm-app.mjs')], {
+    env: { ...process.env, HTTP_FASTPATH_STATS: '1' }, encoding: 'utf8',
+  });
+  const result = JSON.parse(out);
+  assert.deepStrictEqual(result.seen, [['/json', 200], ['/socket.io/socket.io.min.js', 200], ['/json', 200]]);
+  assert.strictEqual(result.shapes.engineIo, 1, out);
+  assert.deepStrictEqual([result.gates.engineIo.adopted, result.gates.socketIo.adopted, result.gates.attached], [1, 1, 2]);
+  assert.deepStrictEqual([result.stock, result.gate], [1, 1]);
+});
+
+test('engine.io and socket.io versions whose source is not known are left as they are, and their servers stay stock', async () => {
+  fastpath.install();
+  const gates = require('../lib/frameworks/request-gates');
+  const before = gates.snapshot();
+  // Same names and shapes, another body: what a future release could look like.
+  class EngineServer {
+    _computePath() { return '/engine.io/'; }
+    attach(server) {
+      const listeners = server.listeners('request');
+      server.removeAllListeners('request');
+      server.on('request', (req, res) => (req.url.startsWith('/engine.io/') ? res.end('engine') : listeners[0].call(server, req, res)));
+    }
+  }
+  const { attach } = EngineServer.prototype;
+  gates.adoptEngineIo({ Server: EngineServer });
+  gates.adoptEngineIo({ Server: EngineServer }); // counted once
+  gates.adoptSocketIo({ Server: class { attachServe() {} } });
+  const after = gates.snapshot();
+  assert.strictEqual(EngineServer.prototype.attach, attach);
+  assert.strictEqual(after.engineIo.unknownVersion, before.engineIo.unknownVersion + 1);
+  assert.strictEqual(after.socketIo.unknownVersion, before.socketIo.unknownVersion + 1);
+
+  const app = EXPRESS.express5();
+  app.get('/json', (req, res) => res.json({}));
+  const server = http.createServer(app);
+  new EngineServer().attach(server);
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const bytes = (await rawRequest(server.address().port, get('/json') + get('/engine.io/'))).toString('latin1');
+  server.close();
+  assert.match(bytes, /^HTTP\/1\.1 200 OK[^]*\{\}HTTP\/1\.1 200 OK[^]*engine$/);
+  assert.strictEqual(kClasses(server).IncomingMessage, http.IncomingMessage);
+  assert.strictEqual(fastpath.status().frameworks.express.stepAside.notExpress >= 1, true);
 });

@@ -11,8 +11,10 @@
 // Shapes: the app itself as the one 'request' listener; beside 'upgrade' or
 // 'connect' listeners (ws, a WebSocket server on the same port), whose
 // requests are told apart per request (request-preview.js) and built stock;
-// and a listener that only forwards to one app (`(req, res) => app(req, res)`,
-// recognised by its source), bound once its first request shows which app.
+// a listener that only forwards to one app (`(req, res) => app(req, res)`,
+// recognised by its source), bound once its first request shows which app;
+// and the app behind engine.io's and socket.io's listeners (request-gates.js),
+// whose own paths are told apart per request by URL and built stock.
 //
 // Exactness: Node reads server[kIncomingMessage] / [kServerResponse] per
 // request; each bound constructor re-checks, per request, that the objects it
@@ -26,6 +28,7 @@ const dc = require('diagnostics_channel');
 const stats = require('../setup/stats');
 const { listenerTables } = require('./event-tables');
 const preview = require('./request-preview');
+const gates = require('./request-gates');
 
 const { IncomingMessage: NodeIncomingMessage, ServerResponse: NodeServerResponse } = http;
 const getPrototypeOf = Object.getPrototypeOf;
@@ -102,12 +105,16 @@ function takesUpgrades(server) {
 }
 
 // Why this HTTP server's requests cannot be born with the prototypes of
-// `listener` (its 'request' listener entry) or of the app it forwards to, or ''.
-function refusal(server, listener, syms) {
+// `listener` (its 'request' listener entry) or of the app it forwards to, or
+// ''. `ours`: the constructors the binder gave it, if any.
+function refusal(server, listener, syms, ours) {
   if (listener === undefined) return 'noListener';
   if (typeof listener !== 'function') return 'manyListeners';
-  if (!isExpressApp(listener) && !isForwarder(listener)) return 'notExpress';
-  if (server[syms.kIncomingMessage] !== NodeIncomingMessage || server[syms.kServerResponse] !== NodeServerResponse) return 'customClasses';
+  const { target, prefixes } = gates.resolve(listener);
+  if (!isExpressApp(target) && !(prefixes.length === 0 && isForwarder(listener))) return 'notExpress';
+  const request = server[syms.kIncomingMessage];
+  const response = server[syms.kServerResponse];
+  if ((request !== NodeIncomingMessage && request !== ours?.request) || (response !== NodeServerResponse && response !== ours?.response)) return 'customClasses';
   for (const name of FOREIGN_EVENTS) if (server._events[name] !== undefined) return 'foreignListener';
   return '';
 }
@@ -117,7 +124,7 @@ function makeExpressBinder() {
   const byServer = new WeakMap();
   const counters = {
     bound: 0, stepAside: { __proto__: null },
-    shapes: { app: 0, forwarder: 0, withUpgrades: 0 }, forwardersLearning: 0,
+    shapes: { app: 0, forwarder: 0, engineIo: 0, withUpgrades: 0 }, forwardersLearning: 0,
   };
 
   function stockRequest(socket) {
@@ -125,7 +132,9 @@ function makeExpressBinder() {
     return new NodeIncomingMessage(socket);
   }
 
-  function makeConstructors(server, app, listener) {
+  // `prefixes`: the URL prefixes of the gates in front of the app (engine.io,
+  // socket.io), whose requests are built stock.
+  function makeConstructors(server, syms, app, listener, prefixes) {
     const { request: RequestListeners, response: ResponseListeners } = listenerTables();
     const reqProto = app.request;
     const resProto = app.response;
@@ -139,8 +148,17 @@ function makeExpressBinder() {
         !requestStart.hasSubscribers && !responseCreated.hasSubscribers;
     };
     // An upgrade or CONNECT goes to its listeners (or Node 26's callback) as
-    // stock builds it; so does a request whose kind is not known yet.
-    const mayUpgrade = (socket) => {
+    // stock builds it; so does a request a gate takes, and one whose kind or
+    // URL is not known.
+    const gated = prefixes.length > 0;
+    const notForApp = (socket) => {
+      if (gated) {
+        const url = preview.requestUrl(socket);
+        if (url === null || gates.takenByGate(prefixes, url)) {
+          stats.count(url === null ? 'express.request.unwatched' : 'express.request.gate');
+          return true;
+        }
+      }
       // takesUpgrades(), with the callback compared by identity: no source read per request.
       const ev = server._events;
       if (ev.upgrade === undefined && ev.connect === undefined && server.shouldUpgradeCallback === shouldUpgrade && defaultUpgrade) return false;
@@ -163,7 +181,8 @@ function makeExpressBinder() {
     // stack frame after the function that built it (`IncomingMessage.onEnd`),
     // and error trackers group errors by those frames.
     const boundRequest = function IncomingMessage(socket) {
-      if (!ownsRequests() || mayUpgrade(socket)) return stockRequest(socket);
+      if (!ownsRequests()) return afterListenerChange(server, syms, listener, socket);
+      if (notForApp(socket)) return stockRequest(socket);
       // A listener table that V8 cannot pretenure (event-tables.js).
       if (RequestListeners !== null) this._events = new RequestListeners();
       NodeIncomingMessage.call(this, socket);
@@ -188,22 +207,23 @@ function makeExpressBinder() {
   // A server's connections are watched, from their start, while it holds one
   // of the binder's constructors (a forwarder's connections that start while
   // it learns are then known once it is bound) and upgrades can reach another
-  // listener (see mayUpgrade).
+  // listener, or a gate is in front of the app (see notForApp).
   let watching = false;
   const needsWatch = (server) => {
     const b = byServer.get(server);
-    return b !== undefined && server[b.syms.kIncomingMessage] === b.request && takesUpgrades(server);
+    return b !== undefined && server[b.syms.kIncomingMessage] === b.request && (b.gated || takesUpgrades(server));
   };
 
-  function bind(server, syms, app, listener, shape) {
-    const { boundRequest, boundResponse } = makeConstructors(server, app, listener);
+  function bind(server, syms, app, listener, shape, prefixes) {
+    const { boundRequest, boundResponse } = makeConstructors(server, syms, app, listener, prefixes);
     server[syms.kIncomingMessage] = boundRequest;
     server[syms.kServerResponse] = boundResponse;
-    byServer.set(server, { syms, request: boundRequest, response: boundResponse });
+    const upgrades = takesUpgrades(server);
+    byServer.set(server, { syms, request: boundRequest, response: boundResponse, gated: prefixes.length > 0, shape, upgrades });
     watchConnections();
     counters.bound++;
     counters.shapes[shape]++;
-    if (takesUpgrades(server)) counters.shapes.withUpgrades++;
+    if (upgrades) counters.shapes.withUpgrades++;
     return boundRequest;
   }
 
@@ -221,7 +241,7 @@ function makeExpressBinder() {
       if (app !== null && server[syms.kIncomingMessage] === learning && server._events.request === listener) {
         last = null;
         counters.forwardersLearning--;
-        return new (bind(server, syms, app, listener, 'forwarder'))(socket);
+        return new (bind(server, syms, app, listener, 'forwarder', []))(socket);
       }
       if (++seen > LEARNING_LIMIT && server[syms.kIncomingMessage] === learning) {
         server[syms.kIncomingMessage] = NodeIncomingMessage;
@@ -234,7 +254,7 @@ function makeExpressBinder() {
       return last;
     };
     server[syms.kIncomingMessage] = learning;
-    byServer.set(server, { syms, request: learning, response: NodeServerResponse });
+    byServer.set(server, { syms, request: learning, response: NodeServerResponse, gated: false });
     watchConnections();
     counters.forwardersLearning++;
   }
@@ -258,8 +278,32 @@ function makeExpressBinder() {
       return;
     }
     bound.add(new WeakRef(server));
-    if (isExpressApp(listener)) bind(server, syms, listener, listener, 'app');
+    const { target, prefixes } = gates.resolve(listener);
+    if (prefixes.length > 0) bind(server, syms, target, listener, 'engineIo', prefixes);
+    else if (isExpressApp(listener)) bind(server, syms, listener, listener, 'app', prefixes);
     else learnForwarder(server, syms, listener);
+  }
+
+  // A bound server whose 'request' listener is no longer the one it was bound
+  // for: engine.io or socket.io attached after it listened (`app.listen()`,
+  // then `new Server(server)`) puts a gate in front of the same app, and the
+  // server is bound again behind it. Anything else: this request is stock, and
+  // the next ones too (checked once per listener).
+  function afterListenerChange(server, syms, listener, socket) {
+    const b = byServer.get(server);
+    const now = server._events.request;
+    if (now === listener || b === undefined || server[syms.kIncomingMessage] !== b.request || b.triedListener === now ||
+        typeof now !== 'function' || gates.resolve(now).target !== gates.resolve(listener).target) {
+      return stockRequest(socket);
+    }
+    b.triedListener = now;
+    if (refusal(server, now, syms, b) !== '') return stockRequest(socket);
+    const { target, prefixes } = gates.resolve(now);
+    // Counted once per server, in its latest shape.
+    counters.bound--;
+    counters.shapes[b.shape]--;
+    if (b.upgrades) counters.shapes.withUpgrades--;
+    return new (bind(server, syms, target, now, 'engineIo', prefixes))(socket);
   }
 
   // Puts Node's own classes back on every server still bound to ours.
@@ -282,7 +326,7 @@ function makeExpressBinder() {
     const tables = listenerTables();
     return {
       bound: counters.bound, live, stepAside: { ...counters.stepAside },
-      shapes: { ...counters.shapes }, forwardersLearning: counters.forwardersLearning,
+      shapes: { ...counters.shapes }, forwardersLearning: counters.forwardersLearning, gates: gates.snapshot(),
       listenerTables: ['request', 'response'].filter((kind) => tables[kind] !== null),
     };
   }

@@ -9,7 +9,9 @@
 // How: when a connection of a server that needs it starts (Node calls
 // `parser.initialize(HTTPParser.REQUEST, resource, ...)` with the server
 // reachable as resource.socket.server), its parser's callback is wrapped to
-// note the `upgrade` argument for the length of the call. It goes on before
+// note the `upgrade` and `url` arguments for the length of the call (Node
+// takes the url from parser._url when the head came in several reads, and
+// sets it on the request unchanged). It goes on before
 // initialize, since Node 26 takes a parser's callbacks there; a pooled parser
 // that later serves another connection or a client gets Node's callback back
 // at its initialize. A request built while the wrap is not running for its
@@ -29,10 +31,12 @@ let needsWatch = null; // (server) => boolean
 // The parser whose callback is running now, and what it said.
 let currentParser = null;
 let currentUpgrade = false;
+let currentUrl = '';
 
 function parserOnHeadersComplete(versionMajor, versionMinor, headers, method, url, statusCode, statusMessage, upgrade, shouldKeepAlive) {
   currentParser = this;
   currentUpgrade = upgrade;
+  currentUrl = url === undefined ? this._url : url;
   try {
     return nodeOnHeadersComplete.call(this, versionMajor, versionMinor, headers, method, url, statusCode, statusMessage, upgrade, shouldKeepAlive);
   } finally {
@@ -75,4 +79,10 @@ function isPlainRequest(socket) {
   return socket.parser === currentParser && currentParser !== null ? !currentUpgrade : null;
 }
 
-module.exports = { isPlainRequest, watch, unwatch };
+// The url of the request the socket's parser is building, or null when the
+// wrap is not running for it.
+function requestUrl(socket) {
+  return socket.parser === currentParser && currentParser !== null ? currentUrl : null;
+}
+
+module.exports = { isPlainRequest, requestUrl, watch, unwatch };
