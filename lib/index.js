@@ -111,9 +111,12 @@ const applicationDir = (filename) => packageDir(filename, APPLICATION_FILES);
 // Each callback gets the module that asked (Express's lib/application.js or
 // lib/express.js), which tells two copies loaded from one directory apart.
 // engine.io and socket.io (their http server's request listeners, in front of
-// an Express app: lib/frameworks/request-gates.js) are recognised as
-// socket.io's dist/index.js or the app requires them.
+// an Express app: lib/frameworks/request-gates.js): engine.io as its
+// build/engine.io.js loads ./server (however the app reached it), socket.io
+// as the app requires it or as its dist/index.js requires engine.io.
+const ENGINEIO_FILES = ['/engine.io/build/engine.io.js', '\\engine.io\\build\\engine.io.js'];
 const SOCKETIO_FILES = ['/socket.io/dist/index.js', '\\socket.io\\dist\\index.js'];
+const loadedBy = (parent, files) => typeof parent?.filename === 'string' && files.some((s) => parent.filename.endsWith(s));
 function watchExpressLoads(on) {
   const originalLoad = Module._load;
   let armed = true;
@@ -126,8 +129,10 @@ function watchExpressLoads(on) {
     } else if ((request === './response' || request === './application') && typeof parent?.filename === 'string') {
       const dir = packageDir(parent.filename, EXPRESS_FILES);
       if (dir !== undefined) (request === './response' ? on.response : on.application)(exports, dir, parent);
-    } else if (request === 'engine.io') {
-      on.engineIo(exports, typeof parent?.filename === 'string' && SOCKETIO_FILES.some((s) => parent.filename.endsWith(s)) ? parent : null);
+    } else if (request === './server' && loadedBy(parent, ENGINEIO_FILES)) {
+      on.engineIo(exports);
+    } else if (request === 'engine.io' && loadedBy(parent, SOCKETIO_FILES)) {
+      on.socketIoLater(parent);
     } else if (request === 'socket.io') {
       on.socketIo(exports);
     }
@@ -201,10 +206,8 @@ function armExpress() {
     router: (Router, dir, application) => expressHelpers().adoptRouter(Router, dir, application),
     application: (proto, dir, express) => expressHelpers().adoptApplication(proto, dir, express),
     response: (response, dir, express) => expressHelpers().adoptResponse(response, dir, express),
-    engineIo: (exports, socketIoModule) => {
-      requestGates().adoptEngineIo(exports);
-      if (socketIoModule !== null) requestGates().adoptSocketIoLater(socketIoModule);
-    },
+    engineIo: (exports) => requestGates().adoptEngineIo(exports),
+    socketIoLater: (module) => requestGates().adoptSocketIoLater(module),
     socketIo: (exports) => requestGates().adoptSocketIo(exports),
   });
   // An Express already loaded has handed its helpers out: it stays stock, and status() says so.

@@ -67,7 +67,7 @@ function putWrapper(entry) {
   entry[4] = wrapper;
 }
 
-// engine.io's exports: its Server class.
+// engine.io's build/server.js: its Server class.
 function adoptEngineIo(exports) {
   const proto = exports?.Server?.prototype;
   if (!firstLook(proto)) return;
