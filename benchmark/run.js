@@ -97,8 +97,13 @@ if (args['dry-run']) {
     ['framework=floor', 'route=stack'], ['framework=floor', 'route=params']]) {
     dryRunOf('http/express-routes.js', config, /#json .*"cpuUsPerReq"/);
   }
-  // Express 5's JSON route beside a WebSocket server and behind a forwarding listener.
-  for (const shape of ['ws', 'forwarder']) dryRunOf('http/express-shapes.js', [`shape=${shape}`, 'framework=express5'], /#json .*"cpuUsPerReq"/);
+  // Express 5's JSON route beside a WebSocket server, behind socket.io and behind a forwarding listener.
+  for (const shape of ['ws', 'socketio', 'forwarder']) dryRunOf('http/express-shapes.js', [`shape=${shape}`, 'framework=express5'], /#json .*"cpuUsPerReq"/);
+  // POST bodies: each framework once, JSON and form, both sizes.
+  for (const config of [['framework=express5', 'parser=json', 'body=300'], ['framework=express4', 'parser=form', 'body=8k'], ['framework=fastify', 'parser=json', 'body=8k'],
+    ['framework=koa', 'parser=form', 'body=300'], ['framework=http', 'parser=json', 'body=300']]) {
+    dryRunOf('http/body.js', config, /#json .*"cpuUsPerReq"/);
+  }
   console.log('benchmark dry run: ok');
 } else {
   const versions = args.all ? VERSIONS : [process.versions.node];
