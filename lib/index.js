@@ -93,48 +93,48 @@ function whenHttpLoads(onHttp) {
   return disarm;
 }
 
-// Express's lib/utils.js, as its lib/application.js loads it: before
-// lib/response.js takes setCharset from it by value; then lib/response.js, as
-// lib/express.js loads it, before any app is created from it
-// (lib/frameworks/express-helpers.js). Stays armed: an app may load several
-// copies of Express; what it costs another require() is two comparisons.
+// --- Packages recognised as they load -------------------------------------
+// One Module._load hook for every package recognised at require(): each entry
+// names the request it waits for, the files of the module that asks it (null:
+// any), and what to call with the exports, that module and its package
+// directory. What it costs any other require() is one Map lookup. Stays
+// armed: an app may load several copies of a package.
+//
+// Express's lib/utils.js and router, as its lib/application.js loads them
+// (before lib/response.js takes setCharset from utils by value); its
+// lib/response.js and lib/application.js, as lib/express.js loads them,
+// before any app is created (lib/frameworks/express-helpers.js). engine.io's
+// build/server.js as its build/engine.io.js loads it (however the app reached
+// engine.io), socket.io as the app requires it or as its dist/index.js
+// requires engine.io (lib/frameworks/request-gates.js).
 const APPLICATION_FILES = ['/lib/application.js', '\\lib\\application.js'];
 const EXPRESS_FILES = ['/lib/express.js', '\\lib\\express.js'];
+const ENGINEIO_FILES = ['/engine.io/build/engine.io.js', '\\engine.io\\build\\engine.io.js'];
+const SOCKETIO_FILES = ['/socket.io/dist/index.js', '\\socket.io\\dist\\index.js'];
 
-// The package directory of <dir>/lib/<file> for one of `suffixes`, or undefined.
+// The directory `filename` is in, less one of `suffixes`, or undefined.
 function packageDir(filename, suffixes) {
   const suffix = suffixes.find((s) => filename.endsWith(s));
   return suffix === undefined ? undefined : filename.slice(0, -suffix.length);
 }
 const applicationDir = (filename) => packageDir(filename, APPLICATION_FILES);
 
-// Each callback gets the module that asked (Express's lib/application.js or
-// lib/express.js), which tells two copies loaded from one directory apart.
-// engine.io and socket.io (their http server's request listeners, in front of
-// an Express app: lib/frameworks/request-gates.js): engine.io as its
-// build/engine.io.js loads ./server (however the app reached it), socket.io
-// as the app requires it or as its dist/index.js requires engine.io.
-const ENGINEIO_FILES = ['/engine.io/build/engine.io.js', '\\engine.io\\build\\engine.io.js'];
-const SOCKETIO_FILES = ['/socket.io/dist/index.js', '\\socket.io\\dist\\index.js'];
-const loadedBy = (parent, files) => typeof parent?.filename === 'string' && files.some((s) => parent.filename.endsWith(s));
-function watchExpressLoads(on) {
+function watchPackageLoads(entries) {
+  const byRequest = new Map();
+  for (const entry of entries) byRequest.set(entry.request, [...(byRequest.get(entry.request) ?? []), entry]);
   const originalLoad = Module._load;
   let armed = true;
   function _load(request, parent) {
     const exports = Reflect.apply(originalLoad, this, arguments);
-    if (!armed) return exports;
-    if ((request === './utils' || request === 'router') && typeof parent?.filename === 'string') {
-      const dir = applicationDir(parent.filename);
-      if (dir !== undefined) (request === 'router' ? on.router : on.utils)(exports, dir, parent);
-    } else if ((request === './response' || request === './application') && typeof parent?.filename === 'string') {
-      const dir = packageDir(parent.filename, EXPRESS_FILES);
-      if (dir !== undefined) (request === './response' ? on.response : on.application)(exports, dir, parent);
-    } else if (request === './server' && loadedBy(parent, ENGINEIO_FILES)) {
-      on.engineIo(exports);
-    } else if (request === 'engine.io' && loadedBy(parent, SOCKETIO_FILES)) {
-      on.socketIoLater(parent);
-    } else if (request === 'socket.io') {
-      on.socketIo(exports);
+    const wanted = armed ? byRequest.get(request) : undefined;
+    if (wanted === undefined) return exports;
+    for (const { askedBy, loaded } of wanted) {
+      if (askedBy === null) {
+        loaded(exports, parent, undefined);
+      } else if (typeof parent?.filename === 'string') {
+        const dir = packageDir(parent.filename, askedBy);
+        if (dir !== undefined) loaded(exports, parent, dir);
+      }
     }
     return exports;
   }
@@ -201,15 +201,15 @@ const requestGates = () => require(GATES);
 // Arms the Express load hook unless Express is to stay stock.
 function armExpress() {
   if (state.disarmExpress !== null || process.env.HTTP_FASTPATH_EXPRESS === '0' || refusal() !== null) return;
-  state.disarmExpress = watchExpressLoads({
-    utils: (utils, dir, application) => expressHelpers().adopt(utils, dir, application),
-    router: (Router, dir, application) => expressHelpers().adoptRouter(Router, dir, application),
-    application: (proto, dir, express) => expressHelpers().adoptApplication(proto, dir, express),
-    response: (response, dir, express) => expressHelpers().adoptResponse(response, dir, express),
-    engineIo: (exports) => requestGates().adoptEngineIo(exports),
-    socketIoLater: (module) => requestGates().adoptSocketIoLater(module),
-    socketIo: (exports) => requestGates().adoptSocketIo(exports),
-  });
+  state.disarmExpress = watchPackageLoads([
+    { request: './utils', askedBy: APPLICATION_FILES, loaded: (utils, application, dir) => expressHelpers().adopt(utils, dir, application) },
+    { request: 'router', askedBy: APPLICATION_FILES, loaded: (Router, application, dir) => expressHelpers().adoptRouter(Router, dir, application) },
+    { request: './application', askedBy: EXPRESS_FILES, loaded: (proto, express, dir) => expressHelpers().adoptApplication(proto, dir, express) },
+    { request: './response', askedBy: EXPRESS_FILES, loaded: (response, express, dir) => expressHelpers().adoptResponse(response, dir, express) },
+    { request: './server', askedBy: ENGINEIO_FILES, loaded: (server) => requestGates().adoptEngineIo(server) },
+    { request: 'engine.io', askedBy: SOCKETIO_FILES, loaded: (engineIo, socketIo) => requestGates().adoptSocketIoLater(socketIo) },
+    { request: 'socket.io', askedBy: null, loaded: (socketIo) => requestGates().adoptSocketIo(socketIo) },
+  ]);
   // An Express already loaded has handed its helpers out: it stays stock, and status() says so.
   for (const file of Object.keys(require.cache)) {
     const dir = applicationDir(file);
