@@ -21,6 +21,7 @@ const fs = require('fs');
 const path = require('path');
 const Module = require('module');
 const crypto = require('crypto');
+const { sourceDigest } = require('./source-digest');
 const patch = require('../setup/patch');
 const { headerKey } = require('../response/http-rules');
 
@@ -34,7 +35,6 @@ const MIME_TYPES = [[3, 0, 0]];
 // digest of the function's source is this one.
 const EXPRESS4_SET_SHA1 = '514a984047a3116e766f10ff4f4dcc3c0df42f9c';
 const MIME1_CHARSETS_LOOKUP_SHA1 = 'c9018fb59c9c8b51f557a482b840dce4c5f6c1d6';
-const sourceDigest = (fn) => crypto.hash('sha1', Function.prototype.toString.call(fn), 'hex');
 
 // Express 5's dispatch (express5-dispatch.js): app.handle as in 5.1.0-5.2.1
 // with its private logerror, and router 2.3.0's index.js, whole (its handle

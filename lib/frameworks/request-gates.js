@@ -13,9 +13,7 @@
 // the listeners it replaces (the same copy it takes) and the prefix, read
 // live where the package reads it live (socket.io's `io._path`).
 
-const crypto = require('crypto');
-
-const sourceDigest = (fn) => crypto.hash('sha1', Function.prototype.toString.call(fn), 'hex');
+const { sourceDigest } = require('./source-digest');
 
 // engine.io 6.3.0-6.6.11 and 6.6.12-6.6.13: Server.prototype.attach
 // (`path === req.url.slice(0, path.length)`, path from _computePath(options)).
@@ -31,7 +29,11 @@ const gates = new WeakMap();
 // Per package: copies adopted and copies left stock (a version not known).
 const counters = { engineIo: { adopted: 0, unknownVersion: 0 }, socketIo: { adopted: 0, unknownVersion: 0 }, attached: 0, notForwardingOne: 0 };
 const seen = new WeakSet(); // prototypes looked at, adopted or not
-const firstLook = (proto) => proto !== undefined && !seen.has(proto) && seen.add(proto) !== undefined;
+function firstLook(proto) {
+  if (proto === undefined || seen.has(proto)) return false;
+  seen.add(proto);
+  return true;
+}
 const adopted = [];
 
 // Notes the 'request' listener `install()` puts on `server`, if it replaced
@@ -50,21 +52,20 @@ function noteInstall(server, install, kind, prefix) {
   return result;
 }
 
-// [proto, name, original, makeWrapper, wrapper or null] per method adopted;
-// revert() puts the originals back and reapply() the wrappers again (the
-// package uninstalled and installed again), as for the Express helpers.
+// One entry per method adopted; revert() puts the originals back and
+// reapply() the wrappers again (the package uninstalled and installed again),
+// as for the Express helpers. `wrapper` is null while reverted.
 function wrapMethod(proto, name, makeWrapper) {
-  const entry = [proto, name, proto[name], makeWrapper, null];
+  const entry = { proto, name, original: proto[name], makeWrapper, wrapper: null };
   adopted.push(entry);
   putWrapper(entry);
 }
 
 function putWrapper(entry) {
-  const [proto, name, original, makeWrapper] = entry;
-  const wrapper = makeWrapper(original);
-  Object.defineProperty(wrapper, 'name', { value: original.name });
-  proto[name] = wrapper;
-  entry[4] = wrapper;
+  const wrapper = entry.makeWrapper(entry.original);
+  Object.defineProperty(wrapper, 'name', { value: entry.original.name });
+  entry.proto[entry.name] = wrapper;
+  entry.wrapper = wrapper;
 }
 
 // engine.io's build/server.js: its Server class.
@@ -135,14 +136,14 @@ function takenByGate(prefixes, url) {
 
 function revert() {
   for (const entry of adopted) {
-    if (entry[0][entry[1]] === entry[4]) entry[0][entry[1]] = entry[2];
-    entry[4] = null;
+    if (entry.proto[entry.name] === entry.wrapper) entry.proto[entry.name] = entry.original;
+    entry.wrapper = null;
   }
   pendingSocketIo = null;
 }
 
 function reapply() {
-  for (const entry of adopted) if (entry[4] === null && entry[0][entry[1]] === entry[2]) putWrapper(entry);
+  for (const entry of adopted) if (entry.wrapper === null && entry.proto[entry.name] === entry.original) putWrapper(entry);
 }
 
 const snapshot = () => ({ ...counters, engineIo: { ...counters.engineIo }, socketIo: { ...counters.socketIo } });
