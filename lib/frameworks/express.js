@@ -292,13 +292,12 @@ function makeExpressBinder() {
   function afterListenerChange(server, syms, listener, socket) {
     const b = byServer.get(server);
     const now = server._events.request;
-    if (now === listener || b === undefined || server[syms.kIncomingMessage] !== b.request || b.triedListener === now ||
-        typeof now !== 'function' || gates.resolve(now).target !== gates.resolve(listener).target) {
+    if (now === listener || b === undefined || server[syms.kIncomingMessage] !== b.request || b.triedListener === now || typeof now !== 'function') {
       return stockRequest(socket);
     }
     b.triedListener = now;
-    if (refusal(server, now, syms, b) !== '') return stockRequest(socket);
     const { target, prefixes } = gates.resolve(now);
+    if (target !== gates.resolve(listener).target || refusal(server, now, syms, b) !== '') return stockRequest(socket);
     // Counted once per server, in its latest shape.
     counters.bound--;
     counters.shapes[b.shape]--;

@@ -24,7 +24,7 @@ const ENGINE_COMPUTE_PATH = new Set(['3f68e9ef4e307ba60062a2b8f910acb35ae449b5']
 // `req.url.startsWith(this._path)`).
 const SOCKETIO_ATTACH_SERVE = new Set(['8fb0ccec7e62defa2f94dd309bf5b823d7b739fa', '30d66d727e13ef2e774cb0aee4789bd54f739384']);
 
-// listener -> { kind, prefix: () => string, next: the one listener it forwards to }
+// listener -> { prefix: () => string, next: the one listener it forwards to }
 const gates = new WeakMap();
 // Per package: copies adopted and copies left stock (a version not known).
 const counters = { engineIo: { adopted: 0, unknownVersion: 0 }, socketIo: { adopted: 0, unknownVersion: 0 }, attached: 0, notForwardingOne: 0 };
@@ -38,13 +38,13 @@ const adopted = [];
 
 // Notes the 'request' listener `install()` puts on `server`, if it replaced
 // exactly one listener and is the server's one listener afterwards.
-function noteInstall(server, install, kind, prefix) {
+function noteInstall(server, install, prefix) {
   const before = typeof server?.listeners === 'function' ? server.listeners('request') : null;
   const result = install();
   if (before === null) return result;
   const after = server._events?.request;
   if (before.length === 1 && typeof after === 'function' && !before.includes(after)) {
-    gates.set(after, { kind, prefix, next: before[0] });
+    gates.set(after, { prefix, next: before[0] });
     counters.attached++;
   } else {
     counters.notForwardingOne++;
@@ -85,7 +85,7 @@ function adoptEngineIo(exports) {
     const options = arguments[1] === undefined ? {} : arguments[1];
     if (options === null || typeof options !== 'object') return Reflect.apply(original, this, arguments);
     const path = this._computePath(options);
-    return noteInstall(server, () => Reflect.apply(original, this, arguments), 'engine.io', () => path);
+    return noteInstall(server, () => Reflect.apply(original, this, arguments), () => path);
   });
   counters.engineIo.adopted++;
 }
@@ -108,7 +108,7 @@ function adoptSocketIo(exports) {
   }
   wrapMethod(proto, 'attachServe', (original) => function attachServe(srv) {
     const io = this;
-    return noteInstall(srv, () => Reflect.apply(original, this, arguments), 'socket.io', () => io._path);
+    return noteInstall(srv, () => Reflect.apply(original, this, arguments), () => io._path);
   });
   counters.socketIo.adopted++;
 }
