@@ -97,8 +97,10 @@ function whenHttpLoads(onHttp) {
 // One Module._load hook for every package recognised at require(): each entry
 // names the request it waits for, the files of the module that asks it (null:
 // any), and what to call with the exports, that module and its package
-// directory. What it costs any other require() is one Map lookup. Stays
-// armed: an app may load several copies of a package.
+// directory. An entry with `substitute` instead of `loaded` returns what that
+// module gets in place of the exports (require.cache keeps the real ones).
+// What it costs any other require() is one Map lookup. Stays armed: an app
+// may load several copies of a package.
 //
 // Express's lib/utils.js and router, as its lib/application.js loads them
 // (before lib/response.js takes setCharset from utils by value); its
@@ -106,11 +108,16 @@ function whenHttpLoads(onHttp) {
 // before any app is created (lib/frameworks/express-helpers.js). engine.io's
 // build/server.js as its build/engine.io.js loads it (however the app reached
 // engine.io), socket.io as the app requires it or as its dist/index.js
-// requires engine.io (lib/frameworks/request-gates.js).
+// requires engine.io (lib/frameworks/request-gates.js). type-is as
+// body-parser's type checks require it, iconv-lite as raw-body requires it
+// (lib/frameworks/body-parsers.js).
 const APPLICATION_FILES = ['/lib/application.js', '\\lib\\application.js'];
 const EXPRESS_FILES = ['/lib/express.js', '\\lib\\express.js'];
 const ENGINEIO_FILES = ['/engine.io/build/engine.io.js', '\\engine.io\\build\\engine.io.js'];
 const SOCKETIO_FILES = ['/socket.io/dist/index.js', '\\socket.io\\dist\\index.js'];
+const BODY_PARSER_TYPE_FILES = ['utils.js', 'types/json.js', 'types/urlencoded.js', 'types/text.js', 'types/raw.js']
+  .flatMap((f) => [`/body-parser/lib/${f}`, `\\body-parser\\lib\\${f.replace('/', '\\')}`]);
+const RAW_BODY_FILES = ['/raw-body/index.js', '\\raw-body\\index.js'];
 
 // The directory `filename` is in, less one of `suffixes`, or undefined.
 function packageDir(filename, suffixes) {
@@ -128,15 +135,18 @@ function watchPackageLoads(entries) {
     const exports = Reflect.apply(originalLoad, this, arguments);
     const wanted = armed ? byRequest.get(request) : undefined;
     if (wanted === undefined) return exports;
-    for (const { askedBy, loaded } of wanted) {
-      if (askedBy === null) {
-        loaded(exports, parent, undefined);
-      } else if (typeof parent?.filename === 'string') {
-        const dir = packageDir(parent.filename, askedBy);
-        if (dir !== undefined) loaded(exports, parent, dir);
+    let handed = exports;
+    for (const { askedBy, loaded, substitute } of wanted) {
+      let dir;
+      if (askedBy !== null) {
+        if (typeof parent?.filename !== 'string') continue;
+        dir = packageDir(parent.filename, askedBy);
+        if (dir === undefined) continue;
       }
+      if (substitute !== undefined) handed = substitute(exports, parent, dir);
+      else loaded(exports, parent, dir);
     }
-    return exports;
+    return handed;
   }
   Module._load = _load;
   return () => {
@@ -197,6 +207,12 @@ const expressHelpersLoaded = () => require.cache[HELPERS] !== undefined;
 const expressHelpers = () => require(HELPERS);
 const GATES = require.resolve('./frameworks/request-gates');
 const requestGates = () => require(GATES);
+const BODIES = require.resolve('./frameworks/body-parsers');
+const bodyParsers = () => {
+  const module = require(BODIES);
+  module.setActive(state.installed);
+  return module;
+};
 
 // Arms the Express load hook unless Express is to stay stock.
 function armExpress() {
@@ -209,6 +225,8 @@ function armExpress() {
     { request: './server', askedBy: ENGINEIO_FILES, loaded: (server) => requestGates().adoptEngineIo(server) },
     { request: 'engine.io', askedBy: SOCKETIO_FILES, loaded: (engineIo, socketIo) => requestGates().adoptSocketIoLater(socketIo) },
     { request: 'socket.io', askedBy: null, loaded: (socketIo) => requestGates().adoptSocketIo(socketIo) },
+    { request: 'type-is', askedBy: BODY_PARSER_TYPE_FILES, substitute: (typeis) => bodyParsers().typeIsFor(typeis) },
+    { request: 'iconv-lite', askedBy: RAW_BODY_FILES, substitute: (iconv, rawBody) => bodyParsers().iconvFor(iconv, rawBody.filename) },
   ]);
   // An Express already loaded has handed its helpers out: it stays stock, and status() says so.
   for (const file of Object.keys(require.cache)) {
@@ -233,6 +251,7 @@ function install(how = 'install()', server = undefined) {
   armExpress();
   if (state.disarmExpress !== null && expressHelpersLoaded()) expressHelpers().applyAll();
   if (state.disarmExpress !== null && require.cache[GATES] !== undefined) requestGates().reapply();
+  if (require.cache[BODIES] !== undefined) bodyParsers();
   // Patches planned later, when the app loads a module: applied, and undone by uninstall().
   const applyMore = (more) => {
     patch.apply(more);
@@ -292,6 +311,7 @@ function uninstall() {
   require('./setup/patch').revert(state.patches);
   state.patches = null;
   state.installed = false;
+  if (require.cache[BODIES] !== undefined) bodyParsers();
   return true;
 }
 
@@ -390,7 +410,7 @@ function status() {
     disabledReason: state.disabledReason,
     patched: state.installed ? state.patches.map((p) => `${p.owner}.prototype.${p.label ?? p.name}`) : [],
     http2: { ...state.http2Counters },
-    frameworks: { express: expressStatus() },
+    frameworks: { express: expressStatus(), bodyParsers: require.cache[BODIES] === undefined ? undefined : require(BODIES).snapshot() },
     files: fileCounts(),
     zlib: zlibCounts(),
     allocator: require('./setup/allocator').snapshot(),
