@@ -22,6 +22,18 @@ export interface NativeStatus {
   features: { messageBuilder: boolean; headerStore: boolean; validators: boolean; sendfile: boolean };
 }
 
+/** body-parser's type check and raw-body's UTF-8 decoder answered for less (HTTP_FASTPATH_EXPRESS=0 leaves them stock) */
+export interface BodyParsersStatus {
+  /** type-is copies given to body-parser's files: known versions adopted, others left as they are */
+  typeIs: { adopted: number; unknownVersion: number };
+  /** iconv-lite copies given to raw-body: adopted for known raw-body versions, others left as they are */
+  rawBody: { adopted: number; unknownVersion: number };
+  /** bodies whose first chunk was whole, valid UTF-8 and decoded by toString */
+  decodedByToString: number;
+  /** bodies handed to iconv's own decoder at a chunk that was not */
+  decodedByIconv: number;
+}
+
 export interface ExpressBindingStatus {
   /** servers whose requests were born with their Express app's prototypes */
   bound: number;
@@ -128,7 +140,8 @@ export interface FastpathStatus {
   disabledReason: string | null;
   /** the replaced methods, as 'Owner.prototype.name' */
   patched: string[];
-  frameworks: { express?: ExpressBindingStatus };
+  /** bodyParsers: absent until a body-parser or raw-body loads */
+  frameworks: { express?: ExpressBindingStatus; bodyParsers?: BodyParsersStatus };
   /** the native file path (absent when off: HTTP_FASTPATH_SENDFILE=0, not Linux, not active) */
   files?: FileResponseStatus;
   /** small codec jobs on the loop thread (with one CPU or every CPU busy; HTTP_FASTPATH_ZLIB=0|1; absent until an HTTP app loads zlib) */

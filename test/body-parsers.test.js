@@ -30,7 +30,7 @@ fastpath.install();
 // Writes `parts` to a fresh connection, one write each, a few ms apart, and
 // resolves with everything the server sent until it went quiet or closed.
 // A part that is null ends the connection there (a request aborted half-way).
-function exchange(port, parts, { quietMs = 60 } = {}) {
+function exchange(port, parts, { quietMs = 100 } = {}) {
   return new Promise((resolve) => {
     const chunks = [];
     let quiet = null;
