@@ -351,6 +351,27 @@ test('type-is answers as the real one for every type and Content-Type, cached or
   assert.strictEqual(standIn.length, typeis.length);
 });
 
+test('a type that type-is looks up in mime-types follows a change to that table', () => {
+  const utils = require.resolve('body-parser/lib/utils.js');
+  const typeisFile = Module.createRequire(utils).resolve('type-is');
+  const typeis = require(typeisFile);
+  const mimeTypes = require(Module.createRequire(typeisFile).resolve('mime-types'));
+  const standIn = bodyParsers.typeIsFor(typeis);
+  const req = { headers: { 'content-length': '2', 'content-type': 'application/json' } };
+  const before = mimeTypes.types.json;
+  assert.strictEqual(standIn(req, 'json'), 'json');
+  assert.strictEqual(standIn(req, 'application/json'), 'application/json');
+  try {
+    mimeTypes.types.json = 'text/x-json';
+    assert.strictEqual(typeis(req, 'json'), false, 'stock follows the table');
+    assert.strictEqual(standIn(req, 'json'), false);
+    assert.strictEqual(standIn(req, 'application/json'), 'application/json');
+  } finally {
+    mimeTypes.types.json = before;
+  }
+  assert.strictEqual(standIn(req, 'json'), 'json');
+});
+
 test('an unknown type-is or raw-body is left as it is, and counted', () => {
   const before = bodyParsers.snapshot();
   const fakeTypeis = Object.assign(function typeofrequest(req, types) { return types; }, { is() {}, hasBody() {} });

@@ -6,8 +6,9 @@
 //
 // - type-is, for body-parser's type check (2.x lib/utils.js, 1.x
 //   lib/types/*.js): `typeis(req, 'application/json')` parses and matches the
-//   request's Content-Type on every request; its result depends only on that
-//   header's value and the type string, so it is kept per (type, value).
+//   request's Content-Type on every request; for a type written as a media
+//   type its result depends only on that header's value and the type string,
+//   so it is kept per (type, value).
 // - iconv-lite, for raw-body's decoder (body-parser's and co-body's reads):
 //   a UTF-8 decoder that returns a chunk that is whole, valid UTF-8 as
 //   `toString` gives it, less a leading BOM as iconv strips it, and hands
@@ -36,6 +37,12 @@ const RAW_BODY = new Set(['8ec6110b43f87331d9f7d6d1a6f69627a6961efd', 'a08c4d7fb
 const MAX_TYPES = 64;
 const MAX_VALUES = 256;
 
+// Whether type-is's answer for `type` depends on strings alone. A type with a
+// slash is matched as it is, '+json' and the two names below are fixed
+// expansions; any other type is an extension that type-is looks up in
+// mime-types' table, which an app may change at run time.
+const tableFree = (type) => type.includes('/') || type[0] === '+' || type === 'urlencoded' || type === 'multipart';
+
 let active = false;
 const counters = {
   typeIs: { adopted: 0, unknownVersion: 0 },
@@ -61,7 +68,7 @@ function typeIsFor(typeis) {
   const byType = new Map(); // type string -> Map(Content-Type value -> result)
 
   function typeofrequest(req, types) {
-    if (!active || arguments.length !== 2 || typeof types !== 'string') return Reflect.apply(typeis, this, arguments);
+    if (!active || arguments.length !== 2 || typeof types !== 'string' || !tableFree(types)) return Reflect.apply(typeis, this, arguments);
     if (!hasBody(req)) return null;
     const value = req.headers['content-type'];
     if (typeof value !== 'string') return typeis(req, types);
