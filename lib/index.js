@@ -207,7 +207,9 @@ const expressHelpersLoaded = () => require.cache[HELPERS] !== undefined;
 const expressHelpers = () => require(HELPERS);
 const GATES = require.resolve('./frameworks/request-gates');
 const requestGates = () => require(GATES);
+// The body parsers' stand-ins answer through the real modules while the package is not installed.
 const BODIES = require.resolve('./frameworks/body-parsers');
+const bodyParsersLoaded = () => require.cache[BODIES] !== undefined;
 const bodyParsers = () => {
   const module = require(BODIES);
   module.setActive(state.installed);
@@ -251,7 +253,7 @@ function install(how = 'install()', server = undefined) {
   armExpress();
   if (state.disarmExpress !== null && expressHelpersLoaded()) expressHelpers().applyAll();
   if (state.disarmExpress !== null && require.cache[GATES] !== undefined) requestGates().reapply();
-  if (require.cache[BODIES] !== undefined) bodyParsers();
+  if (bodyParsersLoaded()) require(BODIES).setActive(true);
   // Patches planned later, when the app loads a module: applied, and undone by uninstall().
   const applyMore = (more) => {
     patch.apply(more);
@@ -311,7 +313,7 @@ function uninstall() {
   require('./setup/patch').revert(state.patches);
   state.patches = null;
   state.installed = false;
-  if (require.cache[BODIES] !== undefined) bodyParsers();
+  if (bodyParsersLoaded()) require(BODIES).setActive(false);
   return true;
 }
 
@@ -410,7 +412,7 @@ function status() {
     disabledReason: state.disabledReason,
     patched: state.installed ? state.patches.map((p) => `${p.owner}.prototype.${p.label ?? p.name}`) : [],
     http2: { ...state.http2Counters },
-    frameworks: { express: expressStatus(), bodyParsers: require.cache[BODIES] === undefined ? undefined : require(BODIES).snapshot() },
+    frameworks: { express: expressStatus(), bodyParsers: bodyParsersLoaded() ? require(BODIES).snapshot() : undefined },
     files: fileCounts(),
     zlib: zlibCounts(),
     allocator: require('./setup/allocator').snapshot(),

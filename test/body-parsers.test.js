@@ -313,6 +313,16 @@ test('the UTF-8 decoder gives what iconv gives, over random bytes and random chu
   assert.strictEqual(standIn.getDecoder('latin1').constructor, iconv.getDecoder('latin1').constructor);
   assert.strictEqual(standIn.getDecoder('utf-8', { stripBOM: false }).constructor, iconv.getDecoder('utf-8', { stripBOM: false }).constructor);
   assert.throws(() => standIn.getDecoder('bogus'), (err) => err.message === describeThrow(() => iconv.getDecoder('bogus')));
+  // Uninstalled, the stand-ins answer through the real modules; installed again, they are back.
+  const ours = standIn.getDecoder('utf-8').constructor;
+  assert.notStrictEqual(ours, iconv.getDecoder('utf-8').constructor);
+  fastpath.uninstall();
+  try {
+    assert.strictEqual(standIn.getDecoder('utf-8').constructor, iconv.getDecoder('utf-8').constructor);
+  } finally {
+    fastpath.install();
+  }
+  assert.strictEqual(standIn.getDecoder('utf-8').constructor, ours);
 });
 
 function describeThrow(fn) {
