@@ -382,6 +382,19 @@ test('a type that type-is looks up in mime-types follows a change to that table'
   assert.strictEqual(standIn(req, 'json'), 'json');
 });
 
+test('a later copy of iconv-lite is checked without losing the counts of bodies already decoded', () => {
+  const before = bodyParsers.snapshot();
+  assert.ok(before.decodedByToString > 0);
+  // A copy of raw-body's iconv-lite not seen yet: loaded afresh, so the check runs for it.
+  const rawBody = require.resolve('raw-body');
+  const fresh = loadFresh(() => require(Module.createRequire(rawBody).resolve('iconv-lite')));
+  assert.notStrictEqual(bodyParsers.iconvFor(fresh, rawBody), fresh);
+  const after = bodyParsers.snapshot();
+  assert.strictEqual(after.decodedByToString, before.decodedByToString);
+  assert.strictEqual(after.decodedByIconv, before.decodedByIconv);
+  assert.strictEqual(after.rawBody.adopted, before.rawBody.adopted + 1);
+});
+
 test('an unknown type-is or raw-body is left as it is, and counted', () => {
   const before = bodyParsers.snapshot();
   const fakeTypeis = Object.assign(function typeofrequest(req, types) { return types; }, { is() {}, hasBody() {} });

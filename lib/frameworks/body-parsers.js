@@ -131,6 +131,7 @@ function agreesWithIconv(iconv) {
     [Buffer.from('ab'), Buffer.concat([bom, Buffer.from([0xff])]), Buffer.from('c')],
     [Buffer.from([0xf0, 0x9f]), Buffer.from([0x98, 0x80])],
   ];
+  const { decodedByToString, decodedByIconv } = counters; // the check's own decoding is not counted
   try {
     for (const chunks of cases) {
       const real = iconv.getDecoder('utf-8');
@@ -147,8 +148,8 @@ function agreesWithIconv(iconv) {
   } catch {
     return false;
   } finally {
-    counters.decodedByToString = 0;
-    counters.decodedByIconv = 0;
+    counters.decodedByToString = decodedByToString;
+    counters.decodedByIconv = decodedByIconv;
   }
 }
 
