@@ -10,7 +10,6 @@
 process.noDeprecation = true; // body-parser 1.x's deprecations, expected on both sides
 const test = require('node:test');
 const assert = require('node:assert');
-const net = require('net');
 const zlib = require('zlib');
 const Module = require('module');
 const path = require('path');
@@ -18,6 +17,7 @@ const fastpath = require('..');
 const { describeError, normaliseDates } = require('./helpers/differential');
 const { PATCHED, STOCK } = require('./helpers/express-copies');
 const { loadFresh } = require('./helpers/fresh-modules');
+const { rawRequest } = require('./helpers/raw-request');
 const bodyParsers = require('../lib/frameworks/body-parsers');
 
 // Koa copies: the patched one loaded now, the stock one afresh while uninstalled.
@@ -27,39 +27,8 @@ fastpath.uninstall();
 const KOA_STOCK = loadFresh(koaParts);
 fastpath.install();
 
-// Writes `parts` to a fresh connection, one write each, a few ms apart, and
-// resolves with everything the server sent until it went quiet or closed.
-// A part that is null ends the connection there (a request aborted half-way).
-function exchange(port, parts, { quietMs = 100 } = {}) {
-  return new Promise((resolve) => {
-    const chunks = [];
-    let quiet = null;
-    const socket = net.connect(port, '127.0.0.1', async () => {
-      for (const part of parts) {
-        if (part === null) {
-          socket.destroy();
-          break;
-        }
-        socket.write(part);
-        await new Promise((r) => setTimeout(r, 15));
-      }
-    });
-    const done = () => {
-      clearTimeout(quiet);
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(Buffer.concat(chunks).toString('latin1'));
-    };
-    const timer = setTimeout(done, 3000);
-    socket.on('data', (d) => {
-      chunks.push(d);
-      clearTimeout(quiet);
-      quiet = setTimeout(done, quietMs);
-    });
-    socket.on('close', () => setTimeout(done, 20));
-    socket.on('error', () => {});
-  });
-}
+// One connection: its parts written a few ms apart; the replies as latin1 text.
+const exchange = async (port, parts) => (await rawRequest(port, parts, { quietMs: 100 })).toString('latin1');
 
 function post(path, body, headers = {}) {
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
