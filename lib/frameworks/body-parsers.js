@@ -19,9 +19,8 @@
 // installed (uninstall()). Measured: docs/request-bodies.md.
 
 const { isUtf8 } = require('buffer');
-const crypto = require('crypto');
 const fs = require('fs');
-const { sourceDigest } = require('./source-digest');
+const { sourceDigest, textDigest } = require('./source-digest');
 
 // type-is 1.6.16-2.0.0 and 2.0.1-2.1.0: the module's function
 // (typeofrequest: `hasbody(req)`, then `typeis(req.headers['content-type'],
@@ -159,7 +158,7 @@ const iconvChecked = new WeakMap(); // iconv module -> agrees
 function iconvFor(iconv, rawBodyFile) {
   let known = false;
   try {
-    known = RAW_BODY.has(crypto.hash('sha1', fs.readFileSync(rawBodyFile, 'utf8'), 'hex'));
+    known = RAW_BODY.has(textDigest(fs.readFileSync(rawBodyFile, 'utf8')));
   } catch {}
   if (known && typeof iconv?.getDecoder === 'function' && !iconvChecked.has(iconv)) iconvChecked.set(iconv, agreesWithIconv(iconv));
   if (!known || iconvChecked.get(iconv) !== true) {

@@ -1,9 +1,10 @@
 'use strict';
-// How a dependency's function is recognised: the sha1 of its source text
-// (Function.prototype.toString), compared with the digests of the versions
-// whose behaviour was read.
+// How a dependency's function (or file) is recognised: the sha1 of its source
+// text (Function.prototype.toString, or the file's text), compared with the
+// digests of the versions whose behaviour was read.
 const crypto = require('crypto');
 
-const sourceDigest = (fn) => crypto.hash('sha1', Function.prototype.toString.call(fn), 'hex');
+const textDigest = (text) => crypto.hash('sha1', text, 'hex');
+const sourceDigest = (fn) => textDigest(Function.prototype.toString.call(fn));
 
-module.exports = { sourceDigest };
+module.exports = { sourceDigest, textDigest };
