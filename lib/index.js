@@ -8,9 +8,10 @@
 // renders every head both ways and writes Node's (lib/response/verify.js);
 // an unsupported Node leaves Node stock with one warning.
 
-// This file is all a preload loads: the triggers are here and every other
-// module is required when needed (on Node 24 a second module at start-up
-// alone costs a preloaded process ~2 MiB of RSS: benchmark/startup.js).
+// A preload loads this file and the package-load table
+// (lib/frameworks/package-loads.js: measured on Node 24, the second file adds
+// nothing to a preloaded process's peak RSS, 47.0 MiB either way); every
+// other module is required when needed.
 
 // --- Triggers ------------------------------------------------------------
 // Nothing is patched until the app loads Node's HTTP stack. Patching
@@ -93,69 +94,6 @@ function whenHttpLoads(onHttp) {
   return disarm;
 }
 
-// --- Packages recognised as they load -------------------------------------
-// One Module._load hook for every package recognised at require(): each entry
-// names the request it waits for, the files of the module that asks it (null:
-// any), and what to call with the exports, that module and its package
-// directory. An entry with `substitute` instead of `loaded` returns what that
-// module gets in place of the exports (require.cache keeps the real ones).
-// What it costs any other require() is one Map lookup. Stays armed: an app
-// may load several copies of a package.
-//
-// Express's lib/utils.js and router, as its lib/application.js loads them
-// (before lib/response.js takes setCharset from utils by value); its
-// lib/response.js and lib/application.js, as lib/express.js loads them,
-// before any app is created (lib/frameworks/express-helpers.js). engine.io's
-// build/server.js as its build/engine.io.js loads it (however the app reached
-// engine.io), socket.io as the app requires it or as its dist/index.js
-// requires engine.io (lib/frameworks/request-gates.js). type-is as
-// body-parser's type checks require it, iconv-lite as raw-body requires it
-// (lib/frameworks/body-parsers.js).
-const APPLICATION_FILES = ['/lib/application.js', '\\lib\\application.js'];
-const EXPRESS_FILES = ['/lib/express.js', '\\lib\\express.js'];
-const ENGINEIO_FILES = ['/engine.io/build/engine.io.js', '\\engine.io\\build\\engine.io.js'];
-const SOCKETIO_FILES = ['/socket.io/dist/index.js', '\\socket.io\\dist\\index.js'];
-const BODY_PARSER_TYPE_FILES = ['utils.js', 'types/json.js', 'types/urlencoded.js', 'types/text.js', 'types/raw.js']
-  .flatMap((f) => [`/body-parser/lib/${f}`, `\\body-parser\\lib\\${f.replace('/', '\\')}`]);
-const RAW_BODY_FILES = ['/raw-body/index.js', '\\raw-body\\index.js'];
-
-// The directory `filename` is in, less one of `suffixes`, or undefined.
-function packageDir(filename, suffixes) {
-  const suffix = suffixes.find((s) => filename.endsWith(s));
-  return suffix === undefined ? undefined : filename.slice(0, -suffix.length);
-}
-const applicationDir = (filename) => packageDir(filename, APPLICATION_FILES);
-
-function watchPackageLoads(entries) {
-  const byRequest = new Map();
-  for (const entry of entries) byRequest.set(entry.request, [...(byRequest.get(entry.request) ?? []), entry]);
-  const originalLoad = Module._load;
-  let armed = true;
-  function _load(request, parent) {
-    const exports = Reflect.apply(originalLoad, this, arguments);
-    const wanted = armed ? byRequest.get(request) : undefined;
-    if (wanted === undefined) return exports;
-    let handed = exports;
-    for (const { askedBy, loaded, substitute } of wanted) {
-      let dir;
-      if (askedBy !== null) {
-        if (typeof parent?.filename !== 'string') continue;
-        dir = packageDir(parent.filename, askedBy);
-        if (dir === undefined) continue;
-      }
-      if (substitute !== undefined) handed = substitute(exports, parent, dir);
-      else loaded(exports, parent, dir);
-    }
-    return handed;
-  }
-  Module._load = _load;
-  return () => {
-    armed = false;
-    // Someone may have wrapped Module._load over ours: theirs stays, ours passes through.
-    if (Module._load === _load) Module._load = originalLoad;
-  };
-}
-
 // --- State and API -------------------------------------------------------
 
 const SUPPORTED = [20, 22, 24, 26];
@@ -216,25 +154,11 @@ const bodyParsers = () => {
   return module;
 };
 
-// Arms the Express load hook unless Express is to stay stock.
+// Arms the package-load hook (lib/frameworks/package-loads.js) unless Express
+// and its middlewares are to stay stock.
 function armExpress() {
   if (state.disarmExpress !== null || process.env.HTTP_FASTPATH_EXPRESS === '0' || refusal() !== null) return;
-  state.disarmExpress = watchPackageLoads([
-    { request: './utils', askedBy: APPLICATION_FILES, loaded: (utils, application, dir) => expressHelpers().adopt(utils, dir, application) },
-    { request: 'router', askedBy: APPLICATION_FILES, loaded: (Router, application, dir) => expressHelpers().adoptRouter(Router, dir, application) },
-    { request: './application', askedBy: EXPRESS_FILES, loaded: (proto, express, dir) => expressHelpers().adoptApplication(proto, dir, express) },
-    { request: './response', askedBy: EXPRESS_FILES, loaded: (response, express, dir) => expressHelpers().adoptResponse(response, dir, express) },
-    { request: './server', askedBy: ENGINEIO_FILES, loaded: (server) => requestGates().adoptEngineIo(server) },
-    { request: 'engine.io', askedBy: SOCKETIO_FILES, loaded: (engineIo, socketIo) => requestGates().adoptSocketIoLater(socketIo) },
-    { request: 'socket.io', askedBy: null, loaded: (socketIo) => requestGates().adoptSocketIo(socketIo) },
-    { request: 'type-is', askedBy: BODY_PARSER_TYPE_FILES, substitute: (typeis) => bodyParsers().typeIsFor(typeis) },
-    { request: 'iconv-lite', askedBy: RAW_BODY_FILES, substitute: (iconv, rawBody) => bodyParsers().iconvFor(iconv, rawBody.filename) },
-  ]);
-  // An Express already loaded has handed its helpers out: it stays stock, and status() says so.
-  for (const file of Object.keys(require.cache)) {
-    const dir = applicationDir(file);
-    if (dir !== undefined) expressHelpers().loadedBefore(dir);
-  }
+  state.disarmExpress = require('./frameworks/package-loads').arm({ expressHelpers, requestGates, bodyParsers });
 }
 
 function install(how = 'install()', server = undefined) {
