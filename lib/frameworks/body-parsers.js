@@ -1,7 +1,7 @@
 'use strict';
 // What the body parsers ask for on every request, answered for less where the
 // answer is the same: each is a stand-in handed to one requiring file only
-// (lib/index.js's package-load table), never put in require.cache, so every
+// (lib/frameworks/package-loads.js), never put in require.cache, so every
 // other user of the dependency gets it as it is.
 //
 // - type-is, for body-parser's type check (2.x lib/utils.js, 1.x

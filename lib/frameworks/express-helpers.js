@@ -13,7 +13,7 @@
 //   - Express 4's res.set: the header name's lowercase form kept (as
 //     setHeader keeps it), and the charset it appends to a Content-Type kept
 //     by the value, while send's mime.charsets.lookup is the one it came from.
-// Express's own files are hooked at load (lib/index.js's watchExpressLoads
+// Express's own files are hooked at load (lib/frameworks/package-loads.js
 // finds its lib/utils.js), before lib/response.js takes setCharset by value.
 // A version not listed in RECOGNISED stays stock.
 
