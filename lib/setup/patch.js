@@ -55,8 +55,6 @@ function plan(adapter, { verify = false, sender = () => null, onFirstListen = nu
   if (!adapter.hasFastHeaderContainer) {
     patches.push({ target: out, owner: 'OutgoingMessage', name: 'appendHeader', make: (orig) => makeContainerCreator(adapter, orig) });
   }
-  // Text read from a request (req.setEncoding('utf8')) and any other new decoder's first chunk.
-  if (process.env.HTTP_FASTPATH_DECODER !== '0') patches.push(...require('../request/string-decoder-write').planDecoderWrite());
   const filePipe = planFilePipe(sender);
   const binder = process.env.HTTP_FASTPATH_EXPRESS !== '0' ? makeExpressBinder() : null;
   // What the package loads or sets for a process that serves HTTP (the
