@@ -5,11 +5,14 @@
 // `git cat-file --batch`):
 //
 //   node scripts/node-http-tests.js <node_test clone> <commit> [--node BIN] [--jobs 2] [--out DIR]
+//     [--files 'string-decoder|stream'] [--install]
 //
 // Runs every test/parallel/test-http-*, test-https-* and test-http2-compat-*
-// file (with its `// Flags:`) twice, and prints the counts and the files that
-// fail preloaded but pass stock (with the end of their stderr). Exit code 1
-// when there is any.
+// file (or test-<one of --files>*) with its `// Flags:` twice, and prints the
+// counts and the files that fail preloaded but pass stock (with the end of
+// their stderr). Exit code 1 when there is any. --install preloads a file that
+// calls install() at once, for tests that never load http themselves (the
+// package patches only once http is loaded).
 
 const fs = require('fs');
 const os = require('os');
@@ -17,10 +20,11 @@ const path = require('path');
 const { spawn, spawnSync } = require('child_process');
 
 const ROOT = path.join(__dirname, '..');
-const WANTED = /^test\/(common\/|fixtures\/|parallel\/test-(http|https|http2-compat)[-.])/;
-const TEST_FILE = /^test-(http|https|http2-compat)[-.].*\.m?js$/;
+const HTTP_FILES = 'http|https|http2-compat';
+const wantedIn = (group) => new RegExp(`^test\\/(common\\/|fixtures\\/|parallel\\/test-(${group})[-.])`);
+const testFileOf = (group) => new RegExp(`^test-(${group})[-.].*\\.m?js$`);
 
-function extract(repo, commit, out) {
+function extract(repo, commit, out, WANTED) {
   const list = spawnSync('git', ['-C', repo, 'ls-tree', '-r', '--format=%(objectname) %(path)', commit, 'test'], { encoding: 'utf8', maxBuffer: 1 << 28 });
   if (list.status !== 0) throw new Error(list.stderr);
   const want = list.stdout.split('\n').filter(Boolean).map((l) => l.split(' ')).filter(([, p]) => WANTED.test(p));
@@ -41,9 +45,10 @@ function extract(repo, commit, out) {
 }
 
 function runOne(node, dir, file, preload) {
+  // `preload`: the path to preload, or null for stock.
   const source = fs.readFileSync(path.join(dir, 'test', 'parallel', file), 'utf8');
   const flags = /^\/\/ Flags: (.*)$/m.exec(source)?.[1].trim().split(/\s+/) ?? [];
-  const args = [...flags, ...(preload ? ['-r', ROOT] : []), path.join(dir, 'test', 'parallel', file)];
+  const args = [...flags, ...(preload ? ['-r', preload] : []), path.join(dir, 'test', 'parallel', file)];
   return new Promise((resolve) => {
     const child = spawn(node, args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
     let stderr = '';
@@ -62,14 +67,20 @@ async function main() {
   if (!repo || !commit) throw new Error('usage: node scripts/node-http-tests.js <node_test clone> <commit> [--node BIN] [--jobs 2] [--out DIR]');
   const node = opt('--node', process.execPath);
   const dir = opt('--out', fs.mkdtempSync(path.join(os.tmpdir(), 'node-http-tests-')));
-  if (!fs.existsSync(path.join(dir, 'test', 'parallel'))) extract(repo, commit, dir);
-  const files = fs.readdirSync(path.join(dir, 'test', 'parallel')).filter((f) => TEST_FILE.test(f)).sort();
+  const group = opt('--files', HTTP_FILES);
+  if (!fs.existsSync(path.join(dir, 'test', 'parallel'))) extract(repo, commit, dir, wantedIn(group));
+  const files = fs.readdirSync(path.join(dir, 'test', 'parallel')).filter((f) => testFileOf(group).test(f)).sort();
+  let preload = ROOT;
+  if (process.argv.includes('--install')) {
+    preload = path.join(dir, 'install-http-fastpath.js');
+    fs.writeFileSync(preload, `require(${JSON.stringify(ROOT)}).install();\n`);
+  }
   const results = new Map();
   let next = 0;
   const worker = async () => {
     while (next < files.length) {
       const file = files[next++];
-      results.set(file, { stock: await runOne(node, dir, file, false), preloaded: await runOne(node, dir, file, true) });
+      results.set(file, { stock: await runOne(node, dir, file, null), preloaded: await runOne(node, dir, file, preload) });
     }
   };
   await Promise.all(Array.from({ length: Number(opt('--jobs', 2)) }, worker));

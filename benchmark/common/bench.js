@@ -103,6 +103,9 @@ class Benchmark {
         rate: requests / seconds, requests, seconds, tool, bytes,
         cpuUs: cpu.user + cpu.system,
         cpuUsPerReq: (cpu.user + cpu.system) / requests,
+        // The process's own user and kernel time (getrusage: what /proc/<pid>/stat counts).
+        userUsPerReq: cpu.user / requests,
+        kernelUsPerReq: cpu.system / requests,
         heapDeltaBytes: process.memoryUsage().heapUsed - memStart,
         ...(stopProbe ? stopProbe(requests) : {}),
       };

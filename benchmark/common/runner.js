@@ -115,6 +115,13 @@ function summarise(results, oldLabel = 'old', newLabel = 'new') {
       row['cpu µs/req'] = `${median(cpu(oldLabel)).toFixed(1)} → ${median(cpu(newLabel)).toFixed(1)}`;
       row['cpu change'] = `${sign(c.improvement)} ${stars(c.p)}`.trim();
     }
+    // Where that CPU went (single-process runs): user vs kernel time.
+    const part = (k, key) => samples[k].map((r) => r[key]).filter((x) => x !== undefined);
+    if (part(oldLabel, 'userUsPerReq').length && part(newLabel, 'userUsPerReq').length) {
+      for (const [key, label] of [['userUsPerReq', 'user µs/req'], ['kernelUsPerReq', 'kernel µs/req']]) {
+        row[label] = `${median(part(oldLabel, key)).toFixed(1)} → ${median(part(newLabel, key)).toFixed(1)}`;
+      }
+    }
     if (rss(oldLabel).length && rss(newLabel).length) row['RSS MiB'] = `${median(rss(oldLabel)).toFixed(1)} → ${median(rss(newLabel)).toFixed(1)}`;
     return row;
   });
