@@ -103,7 +103,7 @@ const MAJOR = Number(process.versions.node.split('.')[0]);
 const STATE = Symbol.for('http-fastpath.state');
 const state = globalThis[STATE] ??= {
   installed: false, patches: null, adapter: undefined, armed: false, disarm: null, disarmHttp2: null, disarmZlib: null, activatedBy: null,
-  native: undefined, fileSender: undefined, disabledReason: null, warned: false, zlibMode: undefined, zlibWatch: null, disarmExpress: null,
+  native: undefined, fileSender: undefined, disabledReason: null, warned: false, zlibMode: undefined, zlibWatch: null, disarmPackages: null,
   http2Counters: { lateTrailers: 0, stockReason: null },
 };
 
@@ -154,11 +154,23 @@ const bodyParsers = () => {
   return module;
 };
 
-// Arms the package-load hook (lib/frameworks/package-loads.js) unless Express
-// and its middlewares are to stay stock.
-function armExpress() {
-  if (state.disarmExpress !== null || process.env.HTTP_FASTPATH_EXPRESS === '0' || refusal() !== null) return;
-  state.disarmExpress = require('./frameworks/package-loads').arm({ expressHelpers, requestGates, bodyParsers });
+// Koa's delegations get their own code while the package is installed.
+const KOA = require.resolve('./frameworks/koa-delegations');
+const koaDelegationsLoaded = () => require.cache[KOA] !== undefined;
+const koaDelegations = () => {
+  const module = require(KOA);
+  module.setActive(state.installed);
+  return module;
+};
+
+// Arms the package-load hook (lib/frameworks/package-loads.js) for the
+// frameworks not switched off: Express and its middlewares
+// (HTTP_FASTPATH_EXPRESS=0), Koa (HTTP_FASTPATH_KOA=0).
+function armPackageLoads() {
+  if (state.disarmPackages !== null || refusal() !== null) return;
+  const which = { express: process.env.HTTP_FASTPATH_EXPRESS !== '0', koa: process.env.HTTP_FASTPATH_KOA !== '0' };
+  if (!which.express && !which.koa) return;
+  state.disarmPackages = require('./frameworks/package-loads').arm({ expressHelpers, requestGates, bodyParsers, koaDelegations }, which);
 }
 
 function install(how = 'install()', server = undefined) {
@@ -174,10 +186,11 @@ function install(how = 'install()', server = undefined) {
   state.patches = patch.plan(state.adapter, options);
   patch.apply(state.patches);
   state.installed = true;
-  armExpress();
-  if (state.disarmExpress !== null && expressHelpersLoaded()) expressHelpers().applyAll();
-  if (state.disarmExpress !== null && require.cache[GATES] !== undefined) requestGates().reapply();
+  armPackageLoads();
+  if (state.disarmPackages !== null && expressHelpersLoaded()) expressHelpers().applyAll();
+  if (state.disarmPackages !== null && require.cache[GATES] !== undefined) requestGates().reapply();
   if (bodyParsersLoaded()) require(BODIES).setActive(true);
+  if (koaDelegationsLoaded()) require(KOA).setActive(true);
   // Patches planned later, when the app loads a module: applied, and undone by uninstall().
   const applyMore = (more) => {
     patch.apply(more);
@@ -225,7 +238,7 @@ function uninstall() {
     state.zlibWatch.stop();
     state.zlibWatch = null;
   }
-  for (const key of ['disarm', 'disarmHttp2', 'disarmZlib', 'disarmExpress']) {
+  for (const key of ['disarm', 'disarmHttp2', 'disarmZlib', 'disarmPackages']) {
     if (state[key] !== null) {
       state[key]();
       state[key] = null;
@@ -238,6 +251,7 @@ function uninstall() {
   state.patches = null;
   state.installed = false;
   if (bodyParsersLoaded()) require(BODIES).setActive(false);
+  if (koaDelegationsLoaded()) require(KOA).setActive(false);
   return true;
 }
 
@@ -336,7 +350,11 @@ function status() {
     disabledReason: state.disabledReason,
     patched: state.installed ? state.patches.map((p) => `${p.owner}.prototype.${p.label ?? p.name}`) : [],
     http2: { ...state.http2Counters },
-    frameworks: { express: expressStatus(), bodyParsers: bodyParsersLoaded() ? require(BODIES).snapshot() : undefined },
+    frameworks: {
+      express: expressStatus(),
+      bodyParsers: bodyParsersLoaded() ? require(BODIES).snapshot() : undefined,
+      koa: koaDelegationsLoaded() ? { delegations: require(KOA).snapshot() } : undefined,
+    },
     files: fileCounts(),
     zlib: zlibCounts(),
     allocator: require('./setup/allocator').snapshot(),
@@ -352,7 +370,7 @@ if (!state.armed) {
   if (refusal() !== null) {
     prepare();
   } else {
-    armExpress();
+    armPackageLoads();
     let fired = false;
     const disarm = whenHttpLoads((how, server) => {
       fired = true;

@@ -21,6 +21,7 @@ const SOCKETIO_FILES = both(['socket.io/dist/index.js']);
 const BODY_PARSER_TYPE_FILES = both(['utils.js', 'types/json.js', 'types/urlencoded.js', 'types/text.js', 'types/raw.js']
   .map((f) => `body-parser/lib/${f}`));
 const RAW_BODY_FILES = both(['raw-body/index.js']);
+const KOA_CONTEXT_FILES = both(['koa/lib/context.js']);
 
 // Express's lib/utils.js and router, as its lib/application.js loads them
 // (before lib/response.js takes setCharset from utils by value); its
@@ -28,13 +29,18 @@ const RAW_BODY_FILES = both(['raw-body/index.js']);
 // any app is created. engine.io's build/server.js as its build/engine.io.js
 // loads it (however the app reached engine.io), socket.io as the app requires
 // it or as its dist/index.js requires engine.io. type-is as body-parser's type
-// checks require it, iconv-lite as raw-body requires it.
-// `rooms` gives each room's module: { expressHelpers(), requestGates(), bodyParsers() }.
-function entries(rooms) {
+// checks require it, iconv-lite as raw-body requires it. delegates as Koa's
+// lib/context.js requires it (lib/frameworks/koa-delegations.js).
+// `rooms` gives each room's module: { expressHelpers(), requestGates(),
+// bodyParsers(), koaDelegations() }; `express` and `koa` say which to watch.
+function entries(rooms, { express, koa }) {
   const helpers = rooms.expressHelpers;
   const gates = rooms.requestGates;
   const bodies = rooms.bodyParsers;
-  return [
+  const koaEntries = [
+    { request: 'delegates', askedBy: KOA_CONTEXT_FILES, substitute: (Delegator, context) => rooms.koaDelegations().delegatesFor(Delegator, context.filename) },
+  ];
+  const expressEntries = [
     { request: './utils', askedBy: APPLICATION_FILES, loaded: (utils, application, dir) => helpers().adopt(utils, dir, application) },
     { request: 'router', askedBy: APPLICATION_FILES, loaded: (Router, application, dir) => helpers().adoptRouter(Router, dir, application) },
     { request: './application', askedBy: EXPRESS_FILES, loaded: (proto, express, dir) => helpers().adoptApplication(proto, dir, express) },
@@ -45,6 +51,7 @@ function entries(rooms) {
     { request: 'type-is', askedBy: BODY_PARSER_TYPE_FILES, substitute: (typeis) => bodies().typeIsFor(typeis) },
     { request: 'iconv-lite', askedBy: RAW_BODY_FILES, substitute: (iconv, rawBody) => bodies().iconvFor(iconv, rawBody.filename) },
   ];
+  return [...(express ? expressEntries : []), ...(koa ? koaEntries : [])];
 }
 
 // The directory `filename` is in, less one of `suffixes`, or undefined.
@@ -83,11 +90,12 @@ function watch(list) {
   };
 }
 
-// Arms the hook for every room; returns the disarm function. An Express
-// already loaded has handed its helpers out: it stays stock, and its room
-// is told so (status() says it).
-function arm(rooms) {
-  const disarm = watch(entries(rooms));
+// Arms the hook for the rooms `which` names ({ express, koa }); returns the
+// disarm function. An Express already loaded has handed its helpers out: it
+// stays stock, and its room is told so (status() says it).
+function arm(rooms, which) {
+  const disarm = watch(entries(rooms, which));
+  if (!which.express) return disarm;
   for (const file of Object.keys(require.cache)) {
     const dir = packageDir(file, APPLICATION_FILES);
     if (dir !== undefined) rooms.expressHelpers().loadedBefore(dir);
