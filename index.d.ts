@@ -34,6 +34,18 @@ export interface BodyParsersStatus {
   decodedByIconv: number;
 }
 
+export interface KoaStatus {
+  /** Koa's context delegations (delegates as koa/lib/context.js requires it) */
+  delegations: {
+    /** delegates copies recognised (1.0.0) and given a function per name */
+    adopted: number;
+    /** delegates copies of another source, left as they are */
+    unknownVersion: number;
+    /** context properties that got the package's functions */
+    specialised: number;
+  };
+}
+
 export interface ExpressBindingStatus {
   /** servers whose requests were born with their Express app's prototypes */
   bound: number;
@@ -140,8 +152,8 @@ export interface FastpathStatus {
   disabledReason: string | null;
   /** the replaced methods, as 'Owner.prototype.name' */
   patched: string[];
-  /** bodyParsers: absent until a body-parser or raw-body loads */
-  frameworks: { express?: ExpressBindingStatus; bodyParsers?: BodyParsersStatus };
+  /** bodyParsers: absent until a body-parser or raw-body loads; koa: until Koa loads */
+  frameworks: { express?: ExpressBindingStatus; bodyParsers?: BodyParsersStatus; koa?: KoaStatus };
   /** the native file path (absent when off: HTTP_FASTPATH_SENDFILE=0, not Linux, not active) */
   files?: FileResponseStatus;
   /** small codec jobs on the loop thread (with one CPU or every CPU busy; HTTP_FASTPATH_ZLIB=0|1; absent until an HTTP app loads zlib) */

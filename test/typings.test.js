@@ -43,7 +43,8 @@ const codecJobs: 'inline' | 'pool' | undefined = s.zlib?.mode;
 const cpus: number | null | undefined = s.zlib?.cpus;
 const idle: number | null | undefined = s.zlib?.idleCores;
 const accelerated: string[] | undefined = s.frameworks.express?.helpers?.copies[0]?.accelerated;
-void codecJobs; void cpus; void idle; void accelerated;
+const specialised: number | undefined = s.frameworks.koa?.delegations.specialised;
+void codecJobs; void cpus; void idle; void accelerated; void specialised;
 const n = fastpath.native;
 if (n) { const buf = n.buildHttpMessage('HTTP/1.1 200 OK\\r\\n', ['A', 'b']); const store = new n.HeaderStore(); store.set('a', 'b'); void buf; }
 void on; void why; fastpath.install(); fastpath.uninstall();
