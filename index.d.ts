@@ -44,6 +44,8 @@ export interface KoaStatus {
     /** context properties that got the package's functions */
     specialised: number;
   };
+  /** mime-types as Koa 3's lib/response.js requires it: contentType kept per string for recognised versions */
+  contentType: { adopted: number; unknownVersion: number };
 }
 
 export interface ExpressBindingStatus {

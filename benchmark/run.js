@@ -63,7 +63,7 @@ if (args['dry-run']) {
   const r = benchOne(process.execPath, { runs: 1, duration: 1 });
   report(r);
   for (const row of r.rows) if (!(Number(row.old) > 0 && Number(row.new) > 0)) throw new Error(`no rate for ${row.benchmark}`);
-  for (const micro of ['micro/build-message.js', 'micro/validate.js', 'micro/express-birth.js', 'micro/server-pieces.js', 'startup.js', 'first-use.js']) {
+  for (const micro of ['micro/build-message.js', 'micro/validate.js', 'micro/express-birth.js', 'micro/server-pieces.js', 'micro/koa-context.js', 'startup.js', 'first-use.js']) {
     const m = spawnSync(process.execPath, [path.join(__dirname, micro), '--dry-run'], { encoding: 'utf8' });
     if (m.status !== 0) throw new Error(`${micro}: ${m.stderr}`);
     console.log(`${micro} --dry-run: ok (${m.stdout.trim().split('\n').length - 1} rows)`);

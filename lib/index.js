@@ -154,10 +154,10 @@ const bodyParsers = () => {
   return module;
 };
 
-// Koa's delegations get their own code while the package is installed.
-const KOA = require.resolve('./frameworks/koa-delegations');
-const koaDelegationsLoaded = () => require.cache[KOA] !== undefined;
-const koaDelegations = () => {
+// Koa's stand-ins answer through the real code while the package is not installed.
+const KOA = require.resolve('./frameworks/koa-helpers');
+const koaHelpersLoaded = () => require.cache[KOA] !== undefined;
+const koaHelpers = () => {
   const module = require(KOA);
   module.setActive(state.installed);
   return module;
@@ -170,7 +170,7 @@ function armPackageLoads() {
   if (state.disarmPackages !== null || refusal() !== null) return;
   const which = { express: process.env.HTTP_FASTPATH_EXPRESS !== '0', koa: process.env.HTTP_FASTPATH_KOA !== '0' };
   if (!which.express && !which.koa) return;
-  state.disarmPackages = require('./frameworks/package-loads').arm({ expressHelpers, requestGates, bodyParsers, koaDelegations }, which);
+  state.disarmPackages = require('./frameworks/package-loads').arm({ expressHelpers, requestGates, bodyParsers, koaHelpers }, which);
 }
 
 function install(how = 'install()', server = undefined) {
@@ -190,7 +190,7 @@ function install(how = 'install()', server = undefined) {
   if (state.disarmPackages !== null && expressHelpersLoaded()) expressHelpers().applyAll();
   if (state.disarmPackages !== null && require.cache[GATES] !== undefined) requestGates().reapply();
   if (bodyParsersLoaded()) require(BODIES).setActive(true);
-  if (koaDelegationsLoaded()) require(KOA).setActive(true);
+  if (koaHelpersLoaded()) require(KOA).setActive(true);
   // Patches planned later, when the app loads a module: applied, and undone by uninstall().
   const applyMore = (more) => {
     patch.apply(more);
@@ -251,7 +251,7 @@ function uninstall() {
   state.patches = null;
   state.installed = false;
   if (bodyParsersLoaded()) require(BODIES).setActive(false);
-  if (koaDelegationsLoaded()) require(KOA).setActive(false);
+  if (koaHelpersLoaded()) require(KOA).setActive(false);
   return true;
 }
 
@@ -353,7 +353,7 @@ function status() {
     frameworks: {
       express: expressStatus(),
       bodyParsers: bodyParsersLoaded() ? require(BODIES).snapshot() : undefined,
-      koa: koaDelegationsLoaded() ? { delegations: require(KOA).snapshot() } : undefined,
+      koa: koaHelpersLoaded() ? require(KOA).snapshot() : undefined,
     },
     files: fileCounts(),
     zlib: zlibCounts(),

@@ -7,7 +7,8 @@
 // fresh sha1 Hash object per body. Here those results are computed once:
 //   - setCharset(type, 'utf-8'): kept by `type`;
 //   - mime-types' contentType(str) (Express 5 only): kept by `str`, and each
-//     kept result re-checked against the table entries it was read from;
+//     kept result re-checked against the table entries it was read from
+//     (mime-content-type.js, shared with Koa);
 //   - the 'weak'/'strong' ETag generators: the same `W/"len-hash"` from the
 //     one-shot crypto.hash() instead of createHash().update().digest();
 //   - Express 4's res.set: the header name's lowercase form kept (as
@@ -24,11 +25,11 @@ const crypto = require('crypto');
 const { sourceDigest } = require('./source-digest');
 const patch = require('../setup/patch');
 const { headerKey } = require('../response/http-rules');
+const { readPackage, versionIn, versionOf, resolveOrNull } = require('./package-info');
+const { makeContentType, recogniseMimeTypes, MEMO_LIMIT } = require('./mime-content-type');
 
 // Express lines (major, minor range) whose utils/response shape was read.
 const RECOGNISED = [[4, 17, 22], [5, 0, 3]];
-// mime-types lines whose contentType/lookup/charset internals were read.
-const MIME_TYPES = [[3, 0, 0]];
 
 // Express 4's res.set/res.header is one source from 4.17.0 to 4.22.2, and
 // send's mime 1.6 charsets.lookup one function: replaced only when the
@@ -43,29 +44,6 @@ const EXPRESS5_APP_HANDLE_SHA1 = '00e32440d23e8acdd623ad9b01ed1fba3378c35b';
 const EXPRESS5_LOGERROR_SHA1 = '66f08b67e8cf99b95686454150362e6b195c932c';
 const ROUTER_INDEX_SHA1 = { '2.3.0': '867b9b96345839cdd31deecd0b5dd76c712cf1c5' };
 const LOGERROR_SOURCE = /^function logerror\(err\) \{\n[\s\S]*?\n\}\n/m;
-
-// Each memo keeps at most this many inputs, then stops adding (what it kept
-// stays valid). An app sets a handful of distinct Content-Types; one that
-// builds them per request gets stock's cost plus one Map lookup.
-const MEMO_LIMIT = 256;
-
-function versionIn(version, ranges) {
-  const m = /^(\d+)\.(\d+)\.\d+$/.exec(version);
-  if (m === null) return false;
-  const major = +m[1];
-  const minor = +m[2];
-  return ranges.some(([M, lo, hi]) => major === M && minor >= lo && minor <= hi);
-}
-
-function readPackage(dir) {
-  try {
-    return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
-  } catch {
-    return null;
-  }
-}
-
-const versionOf = (pkg) => (pkg !== null && typeof pkg.version === 'string' ? pkg.version : 'unknown');
 
 // setCharset(type, charset) kept by `type` for Express's one charset. The
 // content-type module it calls is looked up per call in utils, so a hit also
@@ -133,42 +111,6 @@ function makeExpress4Set(mime) {
   };
 }
 
-// mime-types 3.0's contentType(str): lookup(str) for an extension, then
-// charset(type) when the type names none. A kept result is returned only
-// while what it was read from is unchanged: the module's lookup, charset and
-// types, the extension's entry in types, and mime-db's entry (and its
-// charset) for the type.
-const EXTRACT_TYPE = /^\s*([^;\s]*)(?:;|\s|$)/;
-function makeContentType(mime, db, original) {
-  const { lookup, charset, types } = mime;
-  const memo = new Map();
-  const unchanged = (k) => mime.lookup === lookup && mime.charset === charset && mime.types === types &&
-    (k.ext === null || types[k.ext] === k.type) &&
-    (k.dbKey === null || (db[k.dbKey] === k.entry && (k.entry === undefined || k.entry.charset === k.entryCharset)));
-  function keep(str, result) {
-    const ext = str.indexOf('/') === -1 ? path.extname('x.' + str).toLowerCase().slice(1) : null;
-    const type = ext === null ? str : types[ext];
-    let dbKey = null;
-    if (type.indexOf('charset') === -1) {
-      const m = EXTRACT_TYPE.exec(type);
-      if (m === null) return;
-      dbKey = m[1].toLowerCase();
-    }
-    const entry = dbKey === null ? undefined : db[dbKey];
-    memo.set(str, { result, ext, type, dbKey, entry, entryCharset: entry === undefined ? undefined : entry.charset });
-  }
-  return function contentType(str) {
-    const kept = memo.get(str);
-    if (kept !== undefined && unchanged(kept)) return kept.result;
-    const result = original.apply(this, arguments);
-    if (typeof str === 'string' && typeof result === 'string' && memo.size < MEMO_LIMIT) {
-      memo.delete(str);
-      if (mime.lookup === lookup && mime.charset === charset && mime.types === types) keep(str, result);
-    }
-    return result;
-  };
-}
-
 // --- Which copies of Express were seen, and what each has ---------------
 
 const copies = []; // { version, dir, accelerated, patches, applied }
@@ -193,16 +135,11 @@ function planCopy(utils, dir, version, major) {
     patches.push({ target: utils, owner, name: 'wetag', make: () => makeETagGenerator(true) });
     accelerated.push('etag');
   }
-  const mimeFile = major === 5 ? resolveOrNull(requireHere, 'mime-types') : null;
-  if (mimeFile !== null) {
-    const mimePkg = readPackage(path.dirname(mimeFile));
-    const mime = requireHere('mime-types');
-    if (mimePkg !== null && versionIn(mimePkg.version, MIME_TYPES) && typeof mime.contentType === 'function' &&
-        typeof mime.lookup === 'function' && typeof mime.charset === 'function' && mime.types !== null && typeof mime.types === 'object') {
-      const db = Module.createRequire(mimeFile)('mime-db');
-      patches.push({ target: mime, owner: `mime-types@${mimePkg.version}`, name: 'contentType', make: (orig) => makeContentType(mime, db, orig) });
-      accelerated.push('contentType');
-    }
+  const known = major === 5 ? recogniseMimeTypes(requireHere) : null;
+  if (known !== null) {
+    const { mime, db, version: mimeVersion } = known;
+    patches.push({ target: mime, owner: `mime-types@${mimeVersion}`, name: 'contentType', make: (orig) => makeContentType(mime, db, orig) });
+    accelerated.push('contentType');
   }
   return { patches, accelerated };
 }
@@ -308,14 +245,6 @@ function adoptRouter(Router, dir, application) {
   copy.patches.push(...more);
   copy.accelerated.push('router');
   if (copy.applied) patch.apply(more);
-}
-
-function resolveOrNull(requireFrom, id) {
-  try {
-    return requireFrom.resolve(id);
-  } catch {
-    return null;
-  }
 }
 
 // The hooks run inside the app's require(): whatever fails in reading a copy

@@ -22,6 +22,7 @@ const BODY_PARSER_TYPE_FILES = both(['utils.js', 'types/json.js', 'types/urlenco
   .map((f) => `body-parser/lib/${f}`));
 const RAW_BODY_FILES = both(['raw-body/index.js']);
 const KOA_CONTEXT_FILES = both(['koa/lib/context.js']);
+const KOA_RESPONSE_FILES = both(['koa/lib/response.js']);
 
 // Express's lib/utils.js and router, as its lib/application.js loads them
 // (before lib/response.js takes setCharset from utils by value); its
@@ -30,15 +31,17 @@ const KOA_CONTEXT_FILES = both(['koa/lib/context.js']);
 // loads it (however the app reached engine.io), socket.io as the app requires
 // it or as its dist/index.js requires engine.io. type-is as body-parser's type
 // checks require it, iconv-lite as raw-body requires it. delegates as Koa's
-// lib/context.js requires it (lib/frameworks/koa-delegations.js).
+// lib/context.js requires it, mime-types as its lib/response.js does
+// (lib/frameworks/koa-helpers.js).
 // `rooms` gives each room's module: { expressHelpers(), requestGates(),
-// bodyParsers(), koaDelegations() }; `express` and `koa` say which to watch.
+// bodyParsers(), koaHelpers() }; `express` and `koa` say which to watch.
 function entries(rooms, { express, koa }) {
   const helpers = rooms.expressHelpers;
   const gates = rooms.requestGates;
   const bodies = rooms.bodyParsers;
   const koaEntries = [
-    { request: 'delegates', askedBy: KOA_CONTEXT_FILES, substitute: (Delegator, context) => rooms.koaDelegations().delegatesFor(Delegator, context.filename) },
+    { request: 'delegates', askedBy: KOA_CONTEXT_FILES, substitute: (Delegator, context) => rooms.koaHelpers().delegatesFor(Delegator, context.filename) },
+    { request: 'mime-types', askedBy: KOA_RESPONSE_FILES, substitute: (mime, response) => rooms.koaHelpers().mimeTypesFor(mime, response.filename) },
   ];
   const expressEntries = [
     { request: './utils', askedBy: APPLICATION_FILES, loaded: (utils, application, dir) => helpers().adopt(utils, dir, application) },

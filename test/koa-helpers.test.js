@@ -1,6 +1,6 @@
 'use strict';
 // Koa's context delegations with a function per name
-// (lib/frameworks/koa-delegations.js). A stock copy of Koa, loaded with its
+// (lib/frameworks/koa-helpers.js). A stock copy of Koa, loaded with its
 // dependencies while the package was uninstalled, and the patched copy serve
 // the same requests through every delegated method and accessor: the bytes
 // on the wire and every value and error the route saw must be the same, and
@@ -11,12 +11,13 @@ const assert = require('node:assert');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const Module = require('module');
 const { spawnSync } = require('child_process');
 const fastpath = require('..');
 const { describeError, normaliseDates } = require('./helpers/differential');
 const { loadFresh } = require('./helpers/fresh-modules');
 const { rawRequest } = require('./helpers/raw-request');
-const koaDelegations = require('../lib/frameworks/koa-delegations');
+const koaHelpers = require('../lib/frameworks/koa-helpers');
 
 const KOA_PATCHED = require('koa');
 fastpath.uninstall();
@@ -159,8 +160,8 @@ test('each delegated property has the stock shape: attributes, arity, name, gett
     assert.deepStrictEqual(shape(patched), shape(stock), name);
     for (const part of ['value', 'get', 'set']) if (patched[part] !== undefined) assert.ok(!generic(patched[part]), `${name}.${part} is the package's`);
   }
-  assert.deepStrictEqual(fastpath.status().frameworks.koa.delegations, koaDelegations.snapshot());
-  assert.strictEqual(koaDelegations.snapshot().specialised, DELEGATED.length);
+  assert.deepStrictEqual(fastpath.status().frameworks.koa, koaHelpers.snapshot());
+  assert.strictEqual(koaHelpers.snapshot().delegations.specialised, DELEGATED.length);
 });
 
 test('uninstalled, the context prototype has delegates\' functions back; a member the app redefined stays the app\'s', () => {
@@ -193,12 +194,38 @@ test('a delegates whose source is not 1.0.0\'s is left as it is and counted', ()
     fs.mkdirSync(own, { recursive: true });
     fs.writeFileSync(path.join(own, 'index.js'), fs.readFileSync(require.resolve('delegates'), 'utf8') + '\n// changed\n');
     const Delegator = require(path.join(own, 'index.js'));
-    const before = koaDelegations.snapshot().unknownVersion;
-    assert.strictEqual(koaDelegations.delegatesFor(Delegator, path.join(dir, 'node_modules', 'koa', 'lib', 'context.js')), Delegator);
-    assert.strictEqual(koaDelegations.snapshot().unknownVersion, before + 1);
+    const before = koaHelpers.snapshot().delegations.unknownVersion;
+    assert.strictEqual(koaHelpers.delegatesFor(Delegator, path.join(dir, 'node_modules', 'koa', 'lib', 'context.js')), Delegator);
+    assert.strictEqual(koaHelpers.snapshot().delegations.unknownVersion, before + 1);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('Koa 3\'s contentType is mime-types\' answer, kept per string while the tables it came from are unchanged', () => {
+  const responseFile = require.resolve('koa/lib/response.js');
+  // The real module: a require() from koa/lib/response.js itself would get a stand-in.
+  const mime = Module.createRequire(require.resolve('koa/lib/application.js'))('mime-types');
+  const standIn = koaHelpers.mimeTypesFor(mime, responseFile);
+  assert.strictEqual(Object.getPrototypeOf(standIn), mime);
+  assert.strictEqual(fastpath.status().active, true);
+  assert.strictEqual(standIn.lookup, mime.lookup);
+  const inputs = ['json', 'html', 'text', 'bin', '.pdf', 'png', 'application/json', 'text/html; charset=iso-8859-1', 'xyz-unknown', '', 'text/plain', 'form', 'Text/HTML', 'JSON'];
+  const answers = () => inputs.map((t) => [t, standIn.contentType(t), mime.contentType(t)]);
+  for (let round = 0; round < 2; round++) for (const [t, got, want] of answers()) assert.strictEqual(got, want, t);
+  const { json } = mime.types;
+  const charset = mime.charset;
+  try {
+    mime.types.json = 'application/x-changed';
+    for (const [t, got, want] of answers()) assert.strictEqual(got, want, `after the table changed: ${t}`);
+    mime.charset = () => 'latin1';
+    for (const [t, got, want] of answers()) assert.strictEqual(got, want, `after charset changed: ${t}`);
+  } finally {
+    mime.types.json = json;
+    mime.charset = charset;
+  }
+  for (const [t, got, want] of answers()) assert.strictEqual(got, want, `restored: ${t}`);
+  assert.ok(fastpath.status().frameworks.koa.contentType.adopted >= 1);
 });
 
 test('HTTP_FASTPATH_KOA=0 leaves Koa\'s delegations stock; HTTP_FASTPATH_EXPRESS=0 does not touch them', () => {

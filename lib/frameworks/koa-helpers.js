@@ -1,20 +1,28 @@
 'use strict';
-// Koa's context delegations, each with code of its own. koa/lib/context.js
-// builds its context prototype with the `delegates` package: ctx.set(...),
-// ctx.body, ctx.path and ~45 more are each `this[target][name]` through one
-// function shared by every name, so V8 sees one property access for all of
-// them and keeps it megamorphic: ~1.0-1.5 us for 13 delegated calls on
-// Node 20-26 against ~0.15 us with a function per name (measured:
-// docs/koa.md).
+// What Koa does per request through code that V8 or a dependency makes
+// slow, done for less where the result is the same. Each is a stand-in
+// handed to one Koa file only (lib/frameworks/package-loads.js):
 //
-// The `delegates` that koa/lib/context.js gets (lib/frameworks/package-loads.js)
-// lets the real Delegator define every method and accessor, then, for the
-// names listed below, puts in its place a function per name that does what
-// delegates 1.0.0's does, step for step (a method reads the target twice and
-// calls `apply` with the arguments; a setter's assignment is its result).
-// Names not listed keep delegates' own. Only delegates 1.0.0's source is
-// recognised; while the package is uninstalled, the context prototypes have
-// delegates' functions back.
+// - delegates, for koa/lib/context.js: ctx.set(...), ctx.body, ctx.path and
+//   ~45 more are each `this[target][name]` through one function shared by
+//   every name, so V8 sees one property access for all of them and keeps it
+//   megamorphic: ~1.0-1.5 us for 13 delegated calls on Node 20-26 against
+//   ~0.15 us with a function per name. The stand-in lets the real Delegator
+//   define every method and accessor, then, for the names listed below, puts
+//   in its place a function per name that does what delegates 1.0.0's does,
+//   step for step (a method reads the target twice and calls `apply` with the
+//   arguments; a setter's assignment is its result). Names not listed keep
+//   delegates' own.
+// - mime-types, for koa/lib/response.js (Koa 3): `ctx.type = 'json'`, set by
+//   every object body, resolves the type through mime-types' tables each
+//   time; its contentType is kept per string, as Express 5's is
+//   (mime-content-type.js: each result re-checked against the table entries
+//   it came from).
+//
+// Only delegates 1.0.0's source and the mime-types lines mime-content-type.js
+// recognises are taken; while the package is uninstalled, the context
+// prototypes have delegates' functions back and contentType answers through
+// mime-types. Measured: docs/koa.md.
 
 const fs = require('fs');
 const Module = require('module');
@@ -115,6 +123,7 @@ for (const table of [METHODS, GETTERS, SETTERS]) {
 
 let active = false;
 const counters = { adopted: 0, unknownVersion: 0, specialised: 0 };
+const contentTypeCounters = { adopted: 0, unknownVersion: 0 };
 // Each property replaced: { proto, name, stock, own } (descriptors).
 const replaced = [];
 
@@ -193,8 +202,31 @@ function delegatesFor(Delegator, contextFile) {
   };
 }
 
-function snapshot() {
-  return { ...counters };
+// --- mime-types ------------------------------------------------------------
+
+// mime-types as koa/lib/response.js (file `responseFile`) requires it.
+function mimeTypesFor(mime, responseFile) {
+  const helpers = require('./mime-content-type');
+  let known = null;
+  try {
+    known = helpers.recogniseMimeTypes(Module.createRequire(responseFile), mime);
+  } catch {}
+  if (known === null) {
+    contentTypeCounters.unknownVersion++;
+    return mime;
+  }
+  contentTypeCounters.adopted++;
+  const original = mime.contentType;
+  const kept = helpers.makeContentType(mime, known.db, original);
+  const standIn = Object.create(mime);
+  standIn.contentType = function contentType(str) {
+    return Reflect.apply(active ? kept : original, this, arguments);
+  };
+  return standIn;
 }
 
-module.exports = { delegatesFor, setActive, snapshot };
+function snapshot() {
+  return { delegations: { ...counters }, contentType: { ...contentTypeCounters } };
+}
+
+module.exports = { delegatesFor, mimeTypesFor, setActive, snapshot };
