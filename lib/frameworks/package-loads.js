@@ -2,7 +2,7 @@
 // Packages recognised as they load: one Module._load hook for all of them.
 // Each entry names the request it waits for, the files of the module that asks
 // it (null: any), and what its room (lib/frameworks/express-helpers.js,
-// request-gates.js, body-parsers.js) does with the exports, that module and its
+// request-gates.js, body-parsers.js, koa-helpers.js) does with the exports, that module and its
 // package directory. An entry with `substitute` instead of `loaded` returns
 // what that module gets in place of the exports (require.cache keeps the real
 // ones). What it costs any other require() is one Map lookup. Stays armed: an
