@@ -19,8 +19,7 @@
 // installed (uninstall()). Measured: docs/request-bodies.md.
 
 const { isUtf8 } = require('buffer');
-const fs = require('fs');
-const { sourceDigest, textDigest } = require('./source-digest');
+const { sourceDigest, fileDigest } = require('./source-digest');
 
 // type-is 1.6.16-2.0.0 and 2.0.1-2.1.0: the module's function
 // (typeofrequest: `hasbody(req)`, then `typeis(req.headers['content-type'],
@@ -156,10 +155,7 @@ const iconvChecked = new WeakMap(); // iconv module -> agrees
 
 // iconv-lite as raw-body's index.js (file `rawBodyFile`) requires it.
 function iconvFor(iconv, rawBodyFile) {
-  let known = false;
-  try {
-    known = RAW_BODY.has(textDigest(fs.readFileSync(rawBodyFile, 'utf8')));
-  } catch {}
+  const known = RAW_BODY.has(fileDigest(rawBodyFile));
   if (known && typeof iconv?.getDecoder === 'function' && !iconvChecked.has(iconv)) iconvChecked.set(iconv, agreesWithIconv(iconv));
   if (!known || iconvChecked.get(iconv) !== true) {
     counters.rawBody.unknownVersion++;

@@ -24,9 +24,9 @@
 // prototypes have delegates' functions back and contentType answers through
 // mime-types. Measured: docs/koa.md.
 
-const fs = require('fs');
 const Module = require('module');
-const { textDigest } = require('./source-digest');
+const { fileDigest } = require('./source-digest');
+const { resolveOrNull } = require('./package-info');
 
 // delegates 1.0.0 (index.js).
 const DELEGATES = new Set(['694697be68fb102fb7e9f70d9f35a8827c6d6943']);
@@ -174,12 +174,8 @@ function specialise(proto, target, name) {
 
 // The `delegates` module as koa/lib/context.js (file `contextFile`) requires it.
 function delegatesFor(Delegator, contextFile) {
-  let known = false;
-  try {
-    const file = Module.createRequire(contextFile).resolve('delegates');
-    known = typeof Delegator === 'function' && DELEGATES.has(textDigest(fs.readFileSync(file, 'utf8')));
-  } catch {}
-  if (!known) {
+  const file = resolveOrNull(Module.createRequire(contextFile), 'delegates');
+  if (typeof Delegator !== 'function' || file === null || !DELEGATES.has(fileDigest(file))) {
     counters.unknownVersion++;
     return Delegator;
   }

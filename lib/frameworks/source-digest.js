@@ -3,8 +3,18 @@
 // text (Function.prototype.toString, or the file's text), compared with the
 // digests of the versions whose behaviour was read.
 const crypto = require('crypto');
+const fs = require('fs');
 
 const textDigest = (text) => crypto.hash('sha1', text, 'hex');
 const sourceDigest = (fn) => textDigest(Function.prototype.toString.call(fn));
 
-module.exports = { sourceDigest, textDigest };
+// The digest of a file's text, or null when it cannot be read.
+function fileDigest(file) {
+  try {
+    return textDigest(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+module.exports = { sourceDigest, textDigest, fileDigest };
