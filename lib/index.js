@@ -145,23 +145,25 @@ const expressHelpersLoaded = () => require.cache[HELPERS] !== undefined;
 const expressHelpers = () => require(HELPERS);
 const GATES = require.resolve('./frameworks/request-gates');
 const requestGates = () => require(GATES);
-// The body parsers' stand-ins answer through the real modules while the package is not installed.
-const BODIES = require.resolve('./frameworks/body-parsers');
-const bodyParsersLoaded = () => require.cache[BODIES] !== undefined;
-const bodyParsers = () => {
-  const module = require(BODIES);
-  module.setActive(state.installed);
-  return module;
-};
-
-// Koa's stand-ins answer through the real code while the package is not installed.
-const KOA = require.resolve('./frameworks/koa-helpers');
-const koaHelpersLoaded = () => require.cache[KOA] !== undefined;
-const koaHelpers = () => {
-  const module = require(KOA);
-  module.setActive(state.installed);
-  return module;
-};
+// Rooms of stand-ins, which answer through the real modules while the package
+// is not installed: each is loaded when a package it waits for loads, told then
+// whether the package is installed, and told again at install()/uninstall().
+function standInRoom(file) {
+  const resolved = require.resolve(file);
+  const loaded = () => require.cache[resolved] !== undefined;
+  return {
+    get: () => {
+      const module = require(resolved);
+      module.setActive(state.installed);
+      return module;
+    },
+    setActive: (on) => { if (loaded()) require(resolved).setActive(on); },
+    snapshot: () => (loaded() ? require(resolved).snapshot() : undefined),
+  };
+}
+const BODY_PARSERS = standInRoom('./frameworks/body-parsers');
+const KOA_HELPERS = standInRoom('./frameworks/koa-helpers');
+const STAND_IN_ROOMS = [BODY_PARSERS, KOA_HELPERS];
 
 // Arms the package-load hook (lib/frameworks/package-loads.js) for the
 // frameworks not switched off: Express and its middlewares
@@ -170,7 +172,7 @@ function armPackageLoads() {
   if (state.disarmPackages !== null || refusal() !== null) return;
   const which = { express: process.env.HTTP_FASTPATH_EXPRESS !== '0', koa: process.env.HTTP_FASTPATH_KOA !== '0' };
   if (!which.express && !which.koa) return;
-  state.disarmPackages = require('./frameworks/package-loads').arm({ expressHelpers, requestGates, bodyParsers, koaHelpers }, which);
+  state.disarmPackages = require('./frameworks/package-loads').arm({ expressHelpers, requestGates, bodyParsers: BODY_PARSERS.get, koaHelpers: KOA_HELPERS.get }, which);
 }
 
 function install(how = 'install()', server = undefined) {
@@ -189,8 +191,7 @@ function install(how = 'install()', server = undefined) {
   armPackageLoads();
   if (state.disarmPackages !== null && expressHelpersLoaded()) expressHelpers().applyAll();
   if (state.disarmPackages !== null && require.cache[GATES] !== undefined) requestGates().reapply();
-  if (bodyParsersLoaded()) require(BODIES).setActive(true);
-  if (koaHelpersLoaded()) require(KOA).setActive(true);
+  for (const room of STAND_IN_ROOMS) room.setActive(true);
   // Patches planned later, when the app loads a module: applied, and undone by uninstall().
   const applyMore = (more) => {
     patch.apply(more);
@@ -250,8 +251,7 @@ function uninstall() {
   require('./setup/patch').revert(state.patches);
   state.patches = null;
   state.installed = false;
-  if (bodyParsersLoaded()) require(BODIES).setActive(false);
-  if (koaHelpersLoaded()) require(KOA).setActive(false);
+  for (const room of STAND_IN_ROOMS) room.setActive(false);
   return true;
 }
 
@@ -352,8 +352,8 @@ function status() {
     http2: { ...state.http2Counters },
     frameworks: {
       express: expressStatus(),
-      bodyParsers: bodyParsersLoaded() ? require(BODIES).snapshot() : undefined,
-      koa: koaHelpersLoaded() ? require(KOA).snapshot() : undefined,
+      bodyParsers: BODY_PARSERS.snapshot(),
+      koa: KOA_HELPERS.snapshot(),
     },
     files: fileCounts(),
     zlib: zlibCounts(),
