@@ -120,6 +120,10 @@ function refusal() {
   return null;
 }
 
+// Reads what the running Node does (lib/response/adapters.js) once. False
+// when the package must not run at all: then nothing of it is in place, the
+// framework stand-ins included. A part of the response path that matches no
+// verified form stays stock on its own, with one warning.
 function prepare() {
   const why = refusal();
   if (why !== null) {
@@ -129,12 +133,32 @@ function prepare() {
   }
   if (state.adapter === undefined) {
     try {
-      state.adapter = require('./response/adapters').makeAdapter(MAJOR);
+      state.adapter = require('./response/adapters').makeAdapter();
     } catch (err) {
       state.adapter = null;
       state.disabledReason = err.message;
       warnOnce(`http-fastpath disabled: ${err.message}; running stock Node`);
+      if (state.disarmPackages !== null) {
+        state.disarmPackages();
+        state.disarmPackages = null;
+      }
+      return false;
     }
+    const stock = Object.entries(state.adapter.parts).filter(([, p]) => !p.on);
+    if (stock.length !== 0) {
+      warnOnce(`http-fastpath: on Node ${process.version} ${stock.map(([name, p]) => `the response ${name} part stays stock: ${p.reason}`).join('; ')} (status().parts; docs/node-versions.md)`);
+    }
+  }
+  return state.adapter !== null;
+}
+
+// Whether the package runs in this process, decided before any framework
+// stand-in is handed out: the decision reads Node's http internals, which a
+// framework being loaded is about to load anyway (the require fires install()).
+function decided() {
+  if (state.adapter === undefined) {
+    require('http');
+    if (state.adapter === undefined) prepare();
   }
   return state.adapter !== null;
 }
@@ -172,7 +196,7 @@ function armPackageLoads() {
   if (state.disarmPackages !== null || refusal() !== null) return;
   const which = { express: process.env.HTTP_FASTPATH_EXPRESS !== '0', koa: process.env.HTTP_FASTPATH_KOA !== '0' };
   if (!which.express && !which.koa) return;
-  state.disarmPackages = require('./frameworks/package-loads').arm({ expressHelpers, requestGates, bodyParsers: BODY_PARSERS.get, koaHelpers: KOA_HELPERS.get }, which);
+  state.disarmPackages = require('./frameworks/package-loads').arm({ expressHelpers, requestGates, bodyParsers: BODY_PARSERS.get, koaHelpers: KOA_HELPERS.get, ready: decided }, which);
 }
 
 function install(how = 'install()', server = undefined) {
@@ -336,6 +360,16 @@ function nativeStatus() {
   };
 }
 
+// Per part of the response path: on, or stock and why (null until the
+// package has read the running Node).
+function partsStatus() {
+  const parts = state.adapter?.parts;
+  if (parts === undefined) return null;
+  const out = {};
+  for (const [name, { on, reason }] of Object.entries(parts)) out[name] = { on: on && state.installed, reason: on ? null : reason };
+  return out;
+}
+
 function status() {
   const verifying = state.installed && state.patches[0].replacement.stats;
   return {
@@ -348,6 +382,7 @@ function status() {
     mode: process.env.HTTP_FASTPATH === 'verify' ? 'verify' : 'fast',
     verified: verifying ? state.patches[0].replacement.stats() : undefined,
     disabledReason: state.disabledReason,
+    parts: partsStatus(),
     patched: state.installed ? state.patches.map((p) => `${p.owner}.prototype.${p.label ?? p.name}`) : [],
     http2: { ...state.http2Counters },
     frameworks: {

@@ -22,7 +22,7 @@ const fs = require('fs');
 const path = require('path');
 const Module = require('module');
 const crypto = require('crypto');
-const { sourceDigest } = require('./source-digest');
+const { sourceDigest, textDigest } = require('./source-digest');
 const patch = require('../setup/patch');
 const { headerKey } = require('../response/http-rules');
 const { readPackage, versionIn, versionOf, resolveOrNull } = require('./package-info');
@@ -198,7 +198,7 @@ function adoptApplication(proto, dir, express) {
   if (typeof proto.handle !== 'function' || sourceDigest(proto.handle) !== EXPRESS5_APP_HANDLE_SHA1) return;
   const file = path.join(dir, 'lib', 'application.js');
   const logerror = LOGERROR_SOURCE.exec(readText(file));
-  if (logerror === null || crypto.hash('sha1', logerror[0], 'hex') !== EXPRESS5_LOGERROR_SHA1) return;
+  if (logerror === null || textDigest(logerror[0]) !== EXPRESS5_LOGERROR_SHA1) return;
   const finalhandler = Module.createRequire(file)('finalhandler');
   if (typeof finalhandler !== 'function') return;
   // Made once per copy, so install()/uninstall() cycles put back the same function.
@@ -225,7 +225,7 @@ function adoptRouter(Router, dir, application) {
   if (file === null) return;
   const pkg = readPackage(path.dirname(file));
   const digest = pkg === null || pkg.name !== 'router' ? undefined : ROUTER_INDEX_SHA1[pkg.version];
-  if (digest === undefined || crypto.hash('sha1', readText(file), 'hex') !== digest || typeof Router.prototype.handle !== 'function') return;
+  if (digest === undefined || textDigest(readText(file)) !== digest || typeof Router.prototype.handle !== 'function') return;
   const requireRouter = Module.createRequire(file);
   const tracing = requireRouter('./lib/tracing');
   const deps = {

@@ -34,7 +34,8 @@ const KOA_RESPONSE_FILES = both(['koa/lib/response.js']);
 // lib/context.js requires it, mime-types as its lib/response.js does
 // (lib/frameworks/koa-helpers.js).
 // `rooms` gives each room's module: { expressHelpers(), requestGates(),
-// bodyParsers(), koaHelpers() }; `express` and `koa` say which to watch.
+// bodyParsers(), koaHelpers() }, and ready(); `express` and `koa` say which
+// to watch.
 function entries(rooms, { express, koa }) {
   const helpers = rooms.expressHelpers;
   const gates = rooms.requestGates;
@@ -63,7 +64,10 @@ function packageDir(filename, suffixes) {
   return suffix === undefined ? undefined : filename.slice(0, -suffix.length);
 }
 
-function watch(list) {
+// `ready()` says, the first time a watched package loads, whether the
+// package runs in this process at all; where it does not, nothing is handed
+// out and the hook stands down.
+function watch(list, ready) {
   const byRequest = new Map();
   for (const entry of list) byRequest.set(entry.request, [...(byRequest.get(entry.request) ?? []), entry]);
   const originalLoad = Module._load;
@@ -72,6 +76,10 @@ function watch(list) {
     const exports = Reflect.apply(originalLoad, this, arguments);
     const wanted = armed ? byRequest.get(request) : undefined;
     if (wanted === undefined) return exports;
+    if (!ready()) {
+      disarm();
+      return exports;
+    }
     let handed = exports;
     for (const { askedBy, loaded, substitute } of wanted) {
       let dir;
@@ -85,24 +93,27 @@ function watch(list) {
     }
     return handed;
   }
-  Module._load = _load;
-  return () => {
+  function disarm() {
     armed = false;
     // Someone may have wrapped Module._load over ours: theirs stays, ours passes through.
     if (Module._load === _load) Module._load = originalLoad;
-  };
+  }
+  Module._load = _load;
+  return disarm;
 }
 
 // Arms the hook for the rooms `which` names ({ express, koa }); returns the
 // disarm function. An Express already loaded has handed its helpers out: it
 // stays stock, and its room is told so (status() says it).
 function arm(rooms, which) {
-  const disarm = watch(entries(rooms, which));
+  const disarm = watch(entries(rooms, which), rooms.ready);
   if (!which.express) return disarm;
-  for (const file of Object.keys(require.cache)) {
-    const dir = packageDir(file, APPLICATION_FILES);
-    if (dir !== undefined) rooms.expressHelpers().loadedBefore(dir);
+  const before = Object.keys(require.cache).filter((file) => packageDir(file, APPLICATION_FILES) !== undefined);
+  if (before.length !== 0 && !rooms.ready()) {
+    disarm();
+    return disarm;
   }
+  for (const file of before) rooms.expressHelpers().loadedBefore(packageDir(file, APPLICATION_FILES));
   return disarm;
 }
 

@@ -5,7 +5,10 @@
 const crypto = require('crypto');
 const fs = require('fs');
 
-const textDigest = (text) => crypto.hash('sha1', text, 'hex');
+// crypto.hash is Node 20.12+; 20.9-20.11 take the longer way to the same digest.
+const textDigest = typeof crypto.hash === 'function' ?
+  (text) => crypto.hash('sha1', text, 'hex') :
+  (text) => crypto.createHash('sha1').update(text).digest('hex');
 const sourceDigest = (fn) => textDigest(Function.prototype.toString.call(fn));
 
 // The digest of a file's text, or null when it cannot be read.

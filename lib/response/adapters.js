@@ -1,12 +1,29 @@
 'use strict';
-// What differs between the supported Node release lines, found once at load
-// time: the internal symbols on OutgoingMessage instances and the flags that
-// select each version's behaviour. See ../shared/NODE-INTERNALS.md.
+// What the running Node does, read from it once at install, never guessed
+// from its version number: the internal symbols on an OutgoingMessage, how
+// its own end() writes and finishes a probe message, the shape of its header
+// store, its header validators, and whether each stock function a fast path
+// stands in for is one of the sources the package was verified against
+// (verified-sources.json, made by scripts/node-versions.js). A part whose
+// sources or probes match no verified form stays stock, with its reason.
+// See ../shared/NODE-VERSIONS.md and docs/node-versions.md.
 
 const http = require('http');
 const { kUniqueHeaders } = require('_http_outgoing');
+const { textDigest } = require('../frameworks/source-digest');
+const { RE_TOKEN, RE_INVALID_VALUE } = require('./http-rules');
 
 const SUPPORTED = [20, 22, 24, 26];
+
+// The stock functions each part of the response path stands in for or
+// copies, by where they live. The part's digest is the sha1 of their source
+// texts, in this order, joined by newlines.
+const PARTS = {
+  head: ['OutgoingMessage#_storeHeader', 'ServerResponse#writeHead', 'ServerResponse#_implicitHeader'],
+  end: ['OutgoingMessage#end', 'OutgoingMessage#_send', 'OutgoingMessage#_writeRaw', 'OutgoingMessage#_finish', 'ServerResponse#_finish'],
+  headers: ['OutgoingMessage#setHeader', 'OutgoingMessage#getHeader', 'OutgoingMessage#removeHeader', 'OutgoingMessage#appendHeader'],
+};
+const CLASSES = { OutgoingMessage: http.OutgoingMessage, ServerResponse: http.ServerResponse };
 
 function symbolsOf(obj) {
   const found = {};
@@ -14,38 +31,148 @@ function symbolsOf(obj) {
   return found;
 }
 
-function makeAdapter(major = Number(process.versions.node.split('.')[0])) {
-  if (!SUPPORTED.includes(major)) return null;
+function stockFunction(where) {
+  const [cls, name] = where.split('#');
+  return CLASSES[cls].prototype[name];
+}
+
+// The digest of a part's stock functions, or null when one is missing.
+function partDigest(part) {
+  const texts = [];
+  for (const where of PARTS[part]) {
+    const fn = stockFunction(where);
+    if (typeof fn !== 'function') return null;
+    texts.push(Function.prototype.toString.call(fn));
+  }
+  return textDigest(texts.join('\n'));
+}
+
+// A socket that records what Node's end() hands it.
+function recordingSocket(msg) {
+  const writes = [];
+  const socket = {
+    _httpMessage: msg, writable: true, destroyed: false, _hadError: false, writableLength: 0,
+    _writableState: { corked: 0 },
+    get writableCorked() { return this._writableState.corked; },
+    cork() { this._writableState.corked++; },
+    uncork() { if (this._writableState.corked > 0) this._writableState.corked--; },
+    write(data, encoding, callback) { writes.push({ data, encoding, callback }); return true; },
+  };
+  return { socket, writes };
+}
+
+// Node's own end(body, cb) on a probe message over a recording socket: how
+// many writes it leaves in the cork, and, once its last write's callback is
+// called as a socket calls it, whether `cb` runs as a 'finish' listener (with
+// no argument, after the listeners added before end()) or from a queue (with
+// null, before 'finish'). Null when Node does something else.
+function probeEnd(kOutHeaders, body) {
+  const msg = new http.OutgoingMessage();
+  const { socket, writes } = recordingSocket(msg);
+  msg.socket = socket;
+  msg._implicitHeader = function _implicitHeader() { this._storeHeader('HTTP/1.1 200 OK\r\n', this[kOutHeaders]); };
+  const order = [];
+  msg.on('finish', () => order.push('finish'));
+  msg.end(body, function cb(...args) { order.push(args.length === 0 ? 'cb()' : `cb(${args[0]})`); });
+  const last = writes[writes.length - 1];
+  if (last === undefined || typeof last.callback !== 'function') return null;
+  last.callback();
+  const seen = order.join(',');
+  const endCallbacks = seen === 'finish,cb()' ? 'finishListener' : seen === 'cb(null),finish' ? 'queued' : null;
+  if (endCallbacks === null) return null;
+  return { writes: writes.length, endCallbacks };
+}
+
+// Whether Node's own validators accept every character the fast paths take as
+// a plain header name or value (http-rules.js); a character class is all a
+// validator of either kind (regex or lookup table) looks at.
+function validatorsAgree() {
+  for (let c = 0; c < 256; c++) {
+    const ch = String.fromCharCode(c);
+    if (RE_TOKEN.test(ch) && throws(() => http.validateHeaderName(ch))) return false;
+    if (!RE_INVALID_VALUE.test(ch) && throws(() => http.validateHeaderValue('x', ch))) return false;
+  }
+  return true;
+}
+
+function throws(fn) {
+  try {
+    fn();
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+// Node's header store after its own setHeader: a null-prototype literal
+// (dictionary mode) or an instance of its own fast-mode container class.
+function probeStore(kOutHeaders) {
+  const msg = new http.OutgoingMessage();
+  msg.setHeader('X-Probe', 'x');
+  const store = msg[kOutHeaders];
+  if (store === null || typeof store !== 'object' || store['x-probe']?.[1] !== 'x') return null;
+  return Object.getPrototypeOf(store) === null ? 'literal' : 'container';
+}
+
+// `verified` maps each part to { digest: [versions] } (verified-sources.json).
+function makeAdapter(verified = require('./verified-sources.json')) {
   const sym = symbolsOf(new http.OutgoingMessage());
   const adapter = {
-    major,
     kOutHeaders: sym.kOutHeaders,
     kCorked: sym.corked,
     kErrored: sym.errored,
-    kSocket: sym.kSocket,                   // 22+
-    kChunkedBuffer: sym.kChunkedBuffer,     // 22+
-    kWritableFinished: sym.kWritableFinished, // 24+
-    kEndCallbacks: sym.kEndCallbacks,       // 24+
-    kFlushError: sym.kFlushError,           // 24+
+    kSocket: sym.kSocket,
+    kChunkedBuffer: sym.kChunkedBuffer,
+    kWritableFinished: sym.kWritableFinished,
+    kEndCallbacks: sym.kEndCallbacks,
+    kFlushError: sym.kFlushError,
     kUniqueHeaders,
-    // 24+ attach 'finish' to the body write and call end callbacks with null.
-    finishOnBodyWrite: major >= 24,
-    // 26 renders Keep-Alive max as ~~N, 20-24 as the raw value.
-    keepAliveMaxInt: major >= 26,
-    // 26 already stores headers in a fast-mode OutgoingHeaders container and
-    // presets the listener table.
-    hasFastHeaderContainer: major >= 26,
-    hasListenerPreset: major >= 26,
+    // How many socket writes Node's end() leaves in one cork, per body kind.
+    endWrites: null,
+    // 'finishListener' (end callbacks are once('finish') listeners) or
+    // 'queued' (called with null before 'finish'; kEndCallbacks).
+    endCallbacks: null,
+    // 'literal' or 'container' (Node's own fast-mode store class).
+    headerStore: null,
+    // part -> { on, reason, digest }
+    parts: {},
   };
-  const required = ['kOutHeaders', 'kCorked', 'kErrored'];
-  if (major >= 22) required.push('kSocket', 'kChunkedBuffer');
-  if (major >= 24) required.push('kWritableFinished', 'kEndCallbacks', 'kFlushError');
-  for (const name of required) {
-    if (typeof adapter[name] !== 'symbol') {
-      throw new Error(`Node ${process.version}: internal symbol ${name} not found`);
-    }
+  for (const name of ['kOutHeaders', 'kCorked', 'kErrored']) {
+    if (typeof adapter[name] !== 'symbol') throw new Error(`Node ${process.version}: internal symbol ${name} not found`);
+  }
+  const facts = readFacts(adapter);
+  for (const part of Object.keys(PARTS)) {
+    const digest = partDigest(part);
+    let reason = null;
+    if (digest === null) reason = `a stock function is missing (${PARTS[part].join(', ')})`;
+    else if (!Object.hasOwn(verified[part] ?? {}, digest)) reason = `unverified source (${PARTS[part].join(', ')}: sha1 ${digest.slice(0, 12)})`;
+    else reason = facts[part];
+    adapter.parts[part] = { on: reason === null, reason, digest };
   }
   return adapter;
 }
 
-module.exports = { makeAdapter, symbolsOf, SUPPORTED };
+// Probes each part depends on; per part, null or why it must stay stock.
+function readFacts(adapter) {
+  const why = { head: null, end: null, headers: null };
+  if (!validatorsAgree()) why.head = why.headers = "Node's header validators reject characters the fast paths accept";
+  const store = probeStore(adapter.kOutHeaders);
+  if (store === null) why.headers = 'unrecognised header store';
+  adapter.headerStore = store;
+  const none = probeEnd(adapter.kOutHeaders, undefined);
+  const string = probeEnd(adapter.kOutHeaders, 'x');
+  const buffer = probeEnd(adapter.kOutHeaders, Buffer.from('x'));
+  const queuedSymbols = ['kWritableFinished', 'kEndCallbacks', 'kFlushError'].every((n) => typeof adapter[n] === 'symbol');
+  if (none === null || string === null || buffer === null) {
+    why.end = "Node's end() wrote or finished a probe message in an unrecognised way";
+  } else if (none.endCallbacks !== string.endCallbacks || none.endCallbacks !== buffer.endCallbacks ||
+             (none.endCallbacks === 'queued' && (!queuedSymbols || typeof adapter.kSocket !== 'symbol'))) {
+    why.end = "Node's end() callbacks take an unrecognised form";
+  } else {
+    adapter.endCallbacks = none.endCallbacks;
+    adapter.endWrites = { none: none.writes, string: string.writes, buffer: buffer.writes };
+  }
+  return why;
+}
+
+module.exports = { makeAdapter, symbolsOf, partDigest, SUPPORTED, PARTS };

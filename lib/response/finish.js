@@ -25,9 +25,12 @@ function destroyedError(method) {
 // leaves more than one write in the cork, the stream gathers them into a
 // writev whose callback (a function named `callback`) calls onFinish; where it
 // makes one write, onFinish is bound and called by the stream directly.
+// `adapter.endCallbacks` is how the running Node's end() was seen to finish
+// a probe message (adapters.js).
 function makeFinisher(adapter) {
-  if (!adapter.finishOnBodyWrite) {
-    // Node 20/22: 'finish' unless the socket failed; end callbacks are 'finish' listeners.
+  if (adapter.endCallbacks === 'finishListener') {
+    // Node 20, 22, 24.0-24.19, 26.0-26.6: 'finish' unless the socket failed;
+    // end callbacks are 'finish' listeners.
     const onFinish = function onFinish(res) {
       if (res && res.socket && res.socket._hadError) return;
       res.emit('finish');
@@ -35,8 +38,9 @@ function makeFinisher(adapter) {
     return (res, batched) => (batched ? function callback() { onFinish(res); } : onFinish.bind(undefined, res));
   }
 
-  // Node 24+: end callbacks are queued and called before 'finish', with null
-  // or with the error that kept the data from being flushed.
+  // 'queued' (Node 24.20+, 26.7+: kEndCallbacks): end callbacks are called
+  // before 'finish', with null or with the error that kept the data from
+  // being flushed.
   const { kSocket, kErrored, kFlushError, kWritableFinished, kEndCallbacks } = adapter;
   const flushEndCallbacks = (res, err) => {
     const callbacks = res[kEndCallbacks];

@@ -1,6 +1,7 @@
 'use strict';
-// A fast-mode container for this[kOutHeaders] on Node 20-24 (Node 26 has its
-// own). V8 keeps `{ __proto__: null }` literals in dictionary mode; instances
+// A fast-mode container for this[kOutHeaders] where Node's own store is a
+// null-prototype literal (Node 20-24 and 26.0-26.10; 26.12.1 has its own
+// container class: adapter.headerStore, read from Node by adapters.js). V8 keeps `{ __proto__: null }` literals in dictionary mode; instances
 // of a class whose prototype is null are fast-mode objects yet, like the
 // literal, have no inherited or enumerable extras, so Node's readers
 // (`for…in`, ObjectKeys, `headers[key]`) see the same thing.
@@ -11,7 +12,7 @@ class OutgoingHeaders {}
 Object.setPrototypeOf(OutgoingHeaders.prototype, null);
 delete OutgoingHeaders.prototype.constructor;
 
-// Node 20-24 create the store as a `{ __proto__: null }` literal inside
+// Node 20-26.10 create the store as a `{ __proto__: null }` literal inside
 // setHeader (appendHeader with no store calls this.setHeader). After Node's
 // method made one, its entries move into a container. Node validates before
 // it creates the store, so a throw leaves it null, as stock does; and the
@@ -38,12 +39,12 @@ function makeContainerCreator(adapter, original) {
 
 // setHeader with the common case inline: a valid token name and a string
 // (strictly valid) or number value is stored exactly as Node stores it;
-// everything else, errors included, goes through Node's own setHeader. On
-// Node 26, whose store is its own fast-mode class, Node's setHeader creates
-// the store and the inline path starts with the second header.
+// everything else, errors included, goes through Node's own setHeader. Where
+// Node's store is its own fast-mode class, Node's setHeader creates the store
+// and the inline path starts with the second header.
 function makeSetHeader(adapter, original) {
   const { kOutHeaders } = adapter;
-  const ownStore = !adapter.hasFastHeaderContainer;
+  const ownStore = adapter.headerStore === 'literal';
   return function setHeader(name, value) {
     const key = typeof name === 'string' && !this._header ? tokenKey(name) : undefined;
     let headers = this[kOutHeaders];

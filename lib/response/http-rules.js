@@ -45,4 +45,4 @@ function isPlainHeader(name, value) {
   return typeof name === 'string' && tokenKey(name) !== undefined && isPlainValue(value);
 }
 
-module.exports = { RE_INVALID_VALUE, RE_CONN_CLOSE, RE_TE_CHUNKED, KEY_LIMIT, isPlainHeader, isPlainValue, tokenKey, headerKey };
+module.exports = { RE_TOKEN, RE_INVALID_VALUE, RE_CONN_CLOSE, RE_TE_CHUNKED, KEY_LIMIT, isPlainHeader, isPlainValue, tokenKey, headerKey };

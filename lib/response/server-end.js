@@ -22,7 +22,7 @@ const SMALL_BODY = 1024;
 const latin1Slice = Buffer.prototype.latin1Slice;
 
 function makeEnd(adapter, original, proto) {
-  const { kCorked, finishOnBodyWrite } = adapter;
+  const { kCorked, endWrites } = adapter;
   const finisherFor = makeFinisher(adapter);
   const stockImplicitHeader = proto._implicitHeader;
   const stockSend = proto._send;
@@ -97,9 +97,11 @@ function makeEnd(adapter, original, proto) {
 
     const header = this._header;
     this._headerSent = true;
-    // Stock's end() leaves one write in the cork for a string body on 24+ and
-    // for no body, two or three (gathered into a writev) otherwise.
-    const finish = finisherFor(this, chunk ? !isString || !finishOnBodyWrite : false);
+    // As many writes as stock's end() leaves in the cork for this kind of
+    // body (one, or two or three gathered into a writev), read from the
+    // running Node (adapters.js): one for no body, and for a string body
+    // where the finish rides on the body's write (24.21+, 26.8+).
+    const finish = finisherFor(this, (!chunk ? endWrites.none : isString ? endWrites.string : endWrites.buffer) > 1);
     if (!chunk) {
       socket.write(header, 'latin1', finish);
     } else if (isString) {

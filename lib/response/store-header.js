@@ -11,25 +11,27 @@
 // so that one is put back before handing over. The others Node only writes
 // there, and it writes them again, to the same values, for the same headers.
 
+const { OutgoingMessage } = require('http');
 const { dateHeaderLine } = require('./date-cache');
 const stats = require('../setup/stats');
 
 const { RE_CONN_CLOSE, RE_TE_CHUNKED, isPlainHeader } = require('./http-rules');
 
 function makeStoreHeader(adapter, original) {
-  const { kOutHeaders, kUniqueHeaders, keepAliveMaxInt } = adapter;
+  const { kOutHeaders, kUniqueHeaders } = adapter;
 
-  // The Connection/Keep-Alive lines are the same for every response of a server.
+  // The Connection/Keep-Alive lines are the same for every response of a
+  // server: rendered once per (timeout, max) by Node's own _storeHeader on a
+  // probe message, since how `max` is shown changed inside release lines
+  // (26.12.1 writes ~~max, 26.0-26.10 and 20-24 the value as set: `max=2.5`).
   let cachedTimeout = -1;
   let cachedMax = -1;
-  let cachedKeepAlive = '';
+  let cachedKeepAlive = null;
   function keepAliveLines(msg) {
     const timeout = msg._keepAliveTimeout;
     const max = msg._maxRequestsPerSocket;
-    if (timeout !== cachedTimeout || max !== cachedMax) {
-      const shown = keepAliveMaxInt ? ~~max : max;
-      cachedKeepAlive = 'Connection: keep-alive\r\nKeep-Alive: timeout=' +
-        Math.floor(timeout / 1000) + (~~max > 0 ? ', max=' + shown : '') + '\r\n';
+    if (!Object.is(timeout, cachedTimeout) || !Object.is(max, cachedMax)) {
+      cachedKeepAlive = nodeKeepAliveLines(original, timeout, max);
       cachedTimeout = timeout;
       cachedMax = max;
     }
@@ -118,8 +120,14 @@ function makeStoreHeader(adapter, original) {
       if (keepAlive && msg.maxRequestsOnConnectionReached) {
         header += 'Connection: close\r\n';
       } else if (keepAlive) {
-        header += msg._keepAliveTimeout && msg._defaultKeepAlive ?
+        const lines = msg._keepAliveTimeout && msg._defaultKeepAlive ?
           keepAliveLines(msg) : 'Connection: keep-alive\r\n';
+        if (lines === null) {
+          msg._contentLength = contentLength;
+          stats.count('storeHeader.special');
+          return false;
+        }
+        header += lines;
       } else {
         msg._last = true;
         header += 'Connection: close\r\n';
@@ -152,6 +160,26 @@ function makeStoreHeader(adapter, original) {
   };
   storeHeader.render = render;
   return storeHeader;
+}
+
+// What Node's _storeHeader writes for a keep-alive message with this
+// timeout and max and no headers, or null if it is not a Connection line
+// followed by a Keep-Alive line.
+function nodeKeepAliveLines(storeHeader, timeout, max) {
+  const probe = new OutgoingMessage();
+  probe.shouldKeepAlive = true;
+  probe._defaultKeepAlive = true;
+  probe._keepAliveTimeout = timeout;
+  probe._maxRequestsPerSocket = max;
+  probe._hasBody = false;
+  probe.sendDate = false;
+  try {
+    storeHeader.call(probe, '', null);
+  } catch {
+    return null;
+  }
+  const text = probe._header;
+  return typeof text === 'string' && /^Connection: keep-alive\r\nKeep-Alive: [^\r\n]*\r\n\r\n$/.test(text) ? text.slice(0, -2) : null;
 }
 
 // Node's matchHeader for a lowercase name of length 4-17. Returns false for

@@ -45,15 +45,19 @@ function plan(adapter, { verify = false, sender = () => null, onFirstListen = nu
       make: (orig) => makeVerifyingStoreHeader(makeStoreHeader(adapter, orig).render, orig),
     }];
   }
-  const patches = [
-    { target: out, owner: 'OutgoingMessage', name: '_storeHeader', make: (orig) => makeStoreHeader(adapter, orig) },
-    { target: res, owner: 'ServerResponse', name: 'end', make: (orig) => makeEnd(adapter, orig, res) },
-  ];
-  patches.push({ target: out, owner: 'OutgoingMessage', name: 'setHeader', make: (orig) => makeSetHeader(adapter, orig) });
-  patches.push({ target: out, owner: 'OutgoingMessage', name: 'getHeader', make: (orig) => makeGetHeader(adapter, orig) });
-  patches.push({ target: out, owner: 'OutgoingMessage', name: 'removeHeader', make: (orig) => makeRemoveHeader(adapter, orig) });
-  if (!adapter.hasFastHeaderContainer) {
-    patches.push({ target: out, owner: 'OutgoingMessage', name: 'appendHeader', make: (orig) => makeContainerCreator(adapter, orig) });
+  // Each part of the response path only where the running Node's sources
+  // and probes match a verified form (adapters.js); otherwise stock.
+  const { parts } = adapter;
+  const patches = [];
+  if (parts.head.on) patches.push({ target: out, owner: 'OutgoingMessage', name: '_storeHeader', make: (orig) => makeStoreHeader(adapter, orig) });
+  if (parts.end.on) patches.push({ target: res, owner: 'ServerResponse', name: 'end', make: (orig) => makeEnd(adapter, orig, res) });
+  if (parts.headers.on) {
+    patches.push({ target: out, owner: 'OutgoingMessage', name: 'setHeader', make: (orig) => makeSetHeader(adapter, orig) });
+    patches.push({ target: out, owner: 'OutgoingMessage', name: 'getHeader', make: (orig) => makeGetHeader(adapter, orig) });
+    patches.push({ target: out, owner: 'OutgoingMessage', name: 'removeHeader', make: (orig) => makeRemoveHeader(adapter, orig) });
+    if (adapter.headerStore === 'literal') {
+      patches.push({ target: out, owner: 'OutgoingMessage', name: 'appendHeader', make: (orig) => makeContainerCreator(adapter, orig) });
+    }
   }
   const filePipe = planFilePipe(sender);
   const binder = process.env.HTTP_FASTPATH_EXPRESS !== '0' ? makeExpressBinder() : null;
@@ -99,9 +103,10 @@ function planHttp2(adapter, { verify = false, http2Counters = { lateTrailers: 0,
   } else {
     http2Counters.stockReason = 'unrecognised Http2ServerResponse internals';
   }
-  // Node 26 copies the headers the way this does already.
+  // Node 26.0+ copies the headers the way this does already; 20-24 use
+  // ObjectAssign, which its own source text shows.
   const { kHeaders } = symbols;
-  if (adapter.major < 26 && kHeaders) patches.push({ target: proto, owner: 'Http2ServerResponse', name: 'getHeaders', make: () => makeGetHeaders(kHeaders) });
+  if (kHeaders && /\bObjectAssign\(/.test(Function.prototype.toString.call(proto.getHeaders))) patches.push({ target: proto, owner: 'Http2ServerResponse', name: 'getHeaders', make: () => makeGetHeaders(kHeaders) });
   return patches;
 }
 
