@@ -66,11 +66,12 @@ function recordingSocket(msg) {
 // called as a socket calls it, whether `cb` runs as a 'finish' listener (with
 // no argument, after the listeners added before end()) or from a queue (with
 // null, before 'finish'). Null when Node does something else.
-function probeEnd(kOutHeaders, body) {
+function probeEnd(body) {
   const msg = new http.OutgoingMessage();
   const { socket, writes } = recordingSocket(msg);
   msg.socket = socket;
-  msg._implicitHeader = function _implicitHeader() { this._storeHeader('HTTP/1.1 200 OK\r\n', this[kOutHeaders]); };
+  // A head of its own: the probe goes through no function but end()'s.
+  msg._implicitHeader = function _implicitHeader() { this._header = 'HTTP/1.1 200 OK\r\n\r\n'; };
   const order = [];
   msg.on('finish', () => order.push('finish'));
   msg.end(body, function cb(...args) { order.push(args.length === 0 ? 'cb()' : `cb(${args[0]})`); });
@@ -140,39 +141,48 @@ function makeAdapter(verified = require('./verified-sources.json')) {
   for (const name of ['kOutHeaders', 'kCorked', 'kErrored']) {
     if (typeof adapter[name] !== 'symbol') throw new Error(`Node ${process.version}: internal symbol ${name} not found`);
   }
-  const facts = readFacts(adapter);
+  // Sources first: a probe runs only through Node's own functions, never
+  // through a wrapper someone put in their place (an APM agent's).
   for (const part of Object.keys(PARTS)) {
     const digest = partDigest(part);
     let reason = null;
     if (digest === null) reason = `a stock function is missing (${PARTS[part].join(', ')})`;
     else if (!Object.hasOwn(verified[part] ?? {}, digest)) reason = `unverified source (${PARTS[part].join(', ')}: sha1 ${digest.slice(0, 12)})`;
-    else reason = facts[part];
     adapter.parts[part] = { on: reason === null, reason, digest };
   }
+  if ((adapter.parts.head.on || adapter.parts.headers.on) && !validatorsAgree()) {
+    const reason = "Node's header validators reject characters the fast paths accept";
+    leaveStock(adapter, 'head', reason);
+    leaveStock(adapter, 'headers', reason);
+  }
+  if (adapter.parts.headers.on) readStore(adapter);
+  if (adapter.parts.end.on) readEnd(adapter);
   return adapter;
 }
 
-// Probes each part depends on; per part, null or why it must stay stock.
-function readFacts(adapter) {
-  const why = { head: null, end: null, headers: null };
-  if (!validatorsAgree()) why.head = why.headers = "Node's header validators reject characters the fast paths accept";
-  const store = probeStore(adapter.kOutHeaders);
-  if (store === null) why.headers = 'unrecognised header store';
-  adapter.headerStore = store;
-  const none = probeEnd(adapter.kOutHeaders, undefined);
-  const string = probeEnd(adapter.kOutHeaders, 'x');
-  const buffer = probeEnd(adapter.kOutHeaders, Buffer.from('x'));
+function leaveStock(adapter, part, reason) {
+  if (adapter.parts[part].on) adapter.parts[part] = { ...adapter.parts[part], on: false, reason };
+}
+
+function readStore(adapter) {
+  adapter.headerStore = probeStore(adapter.kOutHeaders);
+  if (adapter.headerStore === null) leaveStock(adapter, 'headers', 'unrecognised header store');
+}
+
+function readEnd(adapter) {
+  const none = probeEnd(undefined);
+  const string = probeEnd('x');
+  const buffer = probeEnd(Buffer.from('x'));
   const queuedSymbols = ['kWritableFinished', 'kEndCallbacks', 'kFlushError'].every((n) => typeof adapter[n] === 'symbol');
   if (none === null || string === null || buffer === null) {
-    why.end = "Node's end() wrote or finished a probe message in an unrecognised way";
+    leaveStock(adapter, 'end', "Node's end() wrote or finished a probe message in an unrecognised way");
   } else if (none.endCallbacks !== string.endCallbacks || none.endCallbacks !== buffer.endCallbacks ||
              (none.endCallbacks === 'queued' && (!queuedSymbols || typeof adapter.kSocket !== 'symbol'))) {
-    why.end = "Node's end() callbacks take an unrecognised form";
+    leaveStock(adapter, 'end', "Node's end() callbacks take an unrecognised form");
   } else {
     adapter.endCallbacks = none.endCallbacks;
     adapter.endWrites = { none: none.writes, string: string.writes, buffer: buffer.writes };
   }
-  return why;
 }
 
 module.exports = { makeAdapter, symbolsOf, partDigest, SUPPORTED, PARTS };

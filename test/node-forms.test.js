@@ -1,0 +1,140 @@
+'use strict';
+// What the package reads from the running Node (lib/response/adapters.js)
+// against what that Node does: the probes against a real server's socket
+// writes and end() callbacks, a part whose stock source is not a verified
+// one left stock with one warning, and a Node the package cannot read left
+// wholly stock, the framework stand-ins included.
+
+const test = require('node:test');
+const assert = require('node:assert');
+const path = require('path');
+const http = require('http');
+const net = require('net');
+const { spawnSync } = require('child_process');
+const fastpath = require('..');
+const adapters = require('../lib/response/adapters');
+const verifiedSources = require('../lib/response/verified-sources.json');
+
+const root = path.join(__dirname, '..');
+const fixture = (name) => path.join(__dirname, 'fixtures', 'node-forms', name);
+
+function run(args, env = {}) {
+  const r = spawnSync(process.execPath, args, { cwd: root, env: { ...process.env, HTTP_FASTPATH_STATS: '', ...env }, encoding: 'utf8' });
+  const warnings = r.stderr.split('\n').filter((l) => l.includes('HttpFastpathWarning'));
+  const last = r.stdout.trim().split('\n').pop();
+  return { status: r.status, out: last ? JSON.parse(last) : null, stderr: r.stderr, warnings };
+}
+
+// Stock Node, a real server: how many socket.write calls end(body, cb)
+// makes, and in which order cb and a 'finish' listener added before it run.
+function stockEnd(body) {
+  fastpath.uninstall();
+  return new Promise((resolve, reject) => {
+    const server = http.createServer((req, res) => {
+      const socket = res.socket;
+      const write = socket.write;
+      let writes = 0;
+      socket.write = function () { writes++; return write.apply(this, arguments); };
+      const order = [];
+      res.on('finish', () => order.push('finish'));
+      res.end(body, (...args) => order.push(args.length === 0 ? 'cb()' : `cb(${args[0]})`));
+      socket.write = write;
+      res.on('close', () => setImmediate(() => {
+        server.close();
+        resolve({ writes, order: order.join(',') });
+      }));
+    });
+    server.listen(0, '127.0.0.1', () => {
+      const c = net.connect(server.address().port, '127.0.0.1', () => c.end('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
+      c.on('error', reject);
+      c.resume();
+    });
+  }).finally(() => fastpath.install());
+}
+
+test("the probes read what stock Node's end() does on a real socket", async () => {
+  const adapter = stockAdapter();
+  const expectedOrder = { finishListener: 'finish,cb()', queued: 'cb(null),finish' }[adapter.endCallbacks];
+  assert.ok(expectedOrder, `endCallbacks: ${adapter.endCallbacks}`);
+  for (const [kind, body] of [['none', undefined], ['string', 'hello'], ['buffer', Buffer.from('hello')]]) {
+    const seen = await stockEnd(body);
+    assert.strictEqual(adapter.endWrites[kind], seen.writes, `socket writes for ${kind}`);
+    assert.strictEqual(seen.order, expectedOrder, `end callback order for ${kind}`);
+  }
+});
+
+test("the header store the probe reads is the one stock Node's setHeader makes", () => {
+  const adapter = stockAdapter();
+  fastpath.uninstall();
+  try {
+    const res = new http.ServerResponse({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} });
+    res.setHeader('A', '1');
+    const proto = Object.getPrototypeOf(res[adapter.kOutHeaders]);
+    assert.strictEqual(adapter.headerStore, proto === null ? 'literal' : 'container');
+  } finally {
+    fastpath.install();
+  }
+});
+
+test('on this Node every part is verified and on; status() says so per part', () => {
+  const s = fastpath.status();
+  assert.deepStrictEqual(s.parts, { head: { on: true, reason: null }, end: { on: true, reason: null }, headers: { on: true, reason: null } });
+  fastpath.uninstall();
+  try {
+    for (const part of Object.keys(adapters.PARTS)) {
+      assert.ok(Object.hasOwn(verifiedSources[part], adapters.partDigest(part)), `${part} digest listed as verified`);
+    }
+  } finally {
+    fastpath.install();
+  }
+});
+
+// makeAdapter reads Node's own prototypes, as install() does before patching.
+function stockAdapter(table) {
+  fastpath.uninstall();
+  try {
+    return adapters.makeAdapter(table);
+  } finally {
+    fastpath.install();
+  }
+}
+
+test('a part whose digest is not in the verified table stays stock, with its reason', () => {
+  const table = structuredClone(verifiedSources);
+  fastpath.uninstall();
+  delete table.end[adapters.partDigest('end')];
+  fastpath.install();
+  const adapter = stockAdapter(table);
+  assert.strictEqual(adapter.parts.end.on, false);
+  assert.match(adapter.parts.end.reason, /^unverified source \(OutgoingMessage#end, .*: sha1 [0-9a-f]{12}\)$/);
+  assert.strictEqual(adapter.parts.head.on, true);
+  assert.strictEqual(adapter.parts.headers.on, true);
+  const patches = require('../lib/setup/patch').plan(adapter);
+  assert.deepStrictEqual(patches.filter((p) => p.owner === 'ServerResponse').map((p) => p.name), []);
+  assert.ok(patches.some((p) => p.name === '_storeHeader'));
+});
+
+test('end() wrapped before the package loads (an APM): that part stays stock, one warning, same bytes', () => {
+  const r = run(['-r', fixture('wrap-end.js'), fixture('serve-and-report.js')]);
+  assert.strictEqual(r.status, 0, r.stderr);
+  assert.strictEqual(r.warnings.length, 1, r.stderr);
+  assert.match(r.warnings[0], /the response end part stays stock: unverified source \(OutgoingMessage#end/);
+  assert.strictEqual(r.out.active, true);
+  assert.deepStrictEqual(Object.fromEntries(Object.entries(r.out.parts).map(([k, v]) => [k, v.on])), { head: true, end: false, headers: true });
+  assert.strictEqual(r.out.wrapperCalls, 2, 'the wrapper saw both responses');
+  assert.strictEqual(r.out.patched.bytes, r.out.stock.bytes);
+  assert.strictEqual(r.out.patchedEndIsWrapper, true);
+});
+
+test("a Node whose internals the package cannot read stays wholly stock: no part, no stand-in, one warning", () => {
+  const r = run(['-r', fixture('hide-out-headers.js'), '-r', root, fixture('express-app-status.js')]);
+  assert.strictEqual(r.status, 0, r.stderr);
+  assert.strictEqual(r.warnings.length, 1, r.stderr);
+  assert.match(r.warnings[0], /http-fastpath disabled: Node v\S+: internal symbol kOutHeaders not found; running stock Node/);
+  assert.strictEqual(r.out.active, false);
+  assert.deepStrictEqual(r.out.patched, []);
+  assert.strictEqual(r.out.bodyParsers, undefined, 'no body-parser stand-in handed out');
+  assert.strictEqual(r.out.express, undefined);
+  assert.strictEqual(r.out.koa, undefined);
+  assert.strictEqual(r.out.body, '{"ok":true}');
+});
