@@ -134,6 +134,14 @@ export interface Http2Status {
   stockReason: string | null;
 }
 
+/** One part of the response path: on, or left stock and why. */
+export interface ResponsePartStatus {
+  /** patched in this process (a verified source and every probe matched, and the package is installed) */
+  on: boolean;
+  /** why it stays stock ('unverified source (…: sha1 …)', a probe that did not match), or null */
+  reason: string | null;
+}
+
 export interface FastpathStatus {
   /** process.version */
   node: string;
@@ -150,8 +158,15 @@ export interface FastpathStatus {
   mode: 'fast' | 'verify';
   /** in verify mode: heads checked and distinct differences reported */
   verified?: { checked: number; differences: number };
-  /** why the fast paths are off (HTTP_FASTPATH=0, unsupported Node), or null */
+  /** why the package is off as a whole (HTTP_FASTPATH=0, unsupported Node, unreadable internals), or null */
   disabledReason: string | null;
+  /**
+   * Per part of the response path, as read from the running Node
+   * (docs/node-versions.md): `head` (the head renderer), `end` (one socket
+   * write per response), `headers` (the header store). null until the app
+   * loads http, or when the package does not run at all.
+   */
+  parts: { head: ResponsePartStatus; end: ResponsePartStatus; headers: ResponsePartStatus } | null;
   /** the replaced methods, as 'Owner.prototype.name' */
   patched: string[];
   /** bodyParsers: absent until a body-parser or raw-body loads; koa: until Koa loads */

@@ -98,7 +98,7 @@ function ranges(versions, all) {
 function runTests(version, tests) {
   const bin = nodeBinary(version);
   const env = { ...process.env, PATH: `${path.dirname(bin)}:${process.env.PATH}`, NODE_OPTIONS: '' };
-  const r = spawnSync(bin, ['--test', '--test-reporter=tap', '--test-concurrency=1', ...tests.split(/\s+/)], { cwd: ROOT, env, encoding: 'utf8', maxBuffer: 1 << 28 });
+  const r = spawnSync(bin, ['--test', '--test-reporter=tap', ...tests.split(/\s+/)], { cwd: ROOT, env, encoding: 'utf8', maxBuffer: 1 << 28 });
   const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(r.stdout)?.[1] ?? NaN);
   const failing = [...r.stdout.matchAll(/^not ok \d+ - (.*)$/gm)].map((m) => m[1]);
   return { ok: r.status === 0, pass: count('pass'), fail: count('fail'), failing };

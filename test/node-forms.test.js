@@ -114,17 +114,26 @@ test('a part whose digest is not in the verified table stays stock, with its rea
   assert.ok(patches.some((p) => p.name === '_storeHeader'));
 });
 
-test('end() wrapped before the package loads (an APM): that part stays stock, one warning, same bytes', () => {
-  const r = run(['-r', fixture('wrap-end.js'), fixture('serve-and-report.js')]);
-  assert.strictEqual(r.status, 0, r.stderr);
-  assert.strictEqual(r.warnings.length, 1, r.stderr);
-  assert.match(r.warnings[0], /the response end part stays stock: unverified source \(OutgoingMessage#end/);
-  assert.strictEqual(r.out.active, true);
-  assert.deepStrictEqual(Object.fromEntries(Object.entries(r.out.parts).map(([k, v]) => [k, v.on])), { head: true, end: false, headers: true });
-  assert.strictEqual(r.out.wrapperCalls, 2, 'the wrapper saw both responses');
-  assert.strictEqual(r.out.patched.bytes, r.out.stock.bytes);
-  assert.strictEqual(r.out.patchedEndIsWrapper, true);
-});
+// An APM agent wraps one of Node's methods before the package loads: the
+// part that depends on it stays stock, the others stay on, bytes as stock's.
+for (const [wrap, part, calls, fast] of [
+  ['OutgoingMessage#end', 'end', 2, 'storeHeader.fast'],
+  ['OutgoingMessage#_storeHeader', 'head', 2, 'end.fast'],
+]) {
+  test(`${wrap} wrapped before the package loads (an APM): ${part} stays stock, one warning, same bytes`, () => {
+    const r = run(['-r', fixture('wrap.js'), fixture('serve-and-report.js')], { WRAP: wrap, HTTP_FASTPATH_STATS: '1' });
+    assert.strictEqual(r.status, 0, r.stderr);
+    assert.strictEqual(r.warnings.length, 1, r.stderr);
+    assert.match(r.warnings[0], new RegExp(`the response ${part} part stays stock: unverified source \\(${wrap.replace(/[#_]/g, '.')}`));
+    assert.strictEqual(r.out.active, true);
+    const on = { head: true, end: true, headers: true, [part]: false };
+    assert.deepStrictEqual(Object.fromEntries(Object.entries(r.out.parts).map(([k, v]) => [k, v.on])), on);
+    assert.strictEqual(r.out.wrapperCalls, calls, 'the wrapper saw the two responses and nothing else');
+    assert.strictEqual(r.out.wrapperInPlace, true);
+    assert.ok(r.out.stats[fast] > 0, `the other part ran: ${JSON.stringify(r.out.stats)}`);
+    assert.strictEqual(r.out.patched.bytes, r.out.stock.bytes);
+  });
+}
 
 test("a Node whose internals the package cannot read stays wholly stock: no part, no stand-in, one warning", () => {
   const r = run(['-r', fixture('hide-out-headers.js'), '-r', root, fixture('express-app-status.js')]);

