@@ -74,7 +74,7 @@ function probe(version) {
 }
 
 const moduleKey = (p) => Object.values(p.modules).map((d) => d.slice(0, 8)).join('/');
-const formOf = (p) => ({ ...Object.fromEntries(Object.entries(p.parts).map(([k, d]) => [k, d.slice(0, 8)])), endWrites: p.facts.endWrites, endCallbacks: p.facts.endCallbacks, headerStore: p.facts.headerStore });
+const formOf = (p) => ({ ...Object.fromEntries(Object.entries(p.parts).map(([k, d]) => [k, d.slice(0, 8)])), endWrites: p.facts.endWrites, endCallbacks: p.facts.endCallbacks, headerStore: p.facts.headerStore, stockBecause: p.facts.stockBecause });
 const formKey = (p) => JSON.stringify(formOf(p));
 
 // "20.9.0–20.11.0, 20.12.1" from a sorted list, against all versions seen.
@@ -139,9 +139,10 @@ function table(probes, verified, passed, all, date) {
     const results = reps.map((r) => passed.get(moduleKey(r)));
     const tested = results.every((x) => x === true) ? `${reps.length}/${reps.length} passed` :
       results.some((x) => x === false) ? `failed on ${reps.filter((r, i) => results[i] === false).map((r) => r.version).join(', ')}` : 'not run';
-    const on = ['head', 'end', 'headers'].filter((part) => Object.hasOwn(verified[part], members[0].parts[part]));
+    const on = ['head', 'end', 'headers'].filter((part) => Object.hasOwn(verified[part], members[0].parts[part]) && !Object.hasOwn(f.stockBecause, part));
+    const why = Object.entries(f.stockBecause).map(([part, reason]) => `; ${part} stock: ${reason}`).join('');
     const w = f.endWrites;
-    lines.push(`| ${key.split(' ')[0]} | ${ranges(members.map((m) => m.version), all)} | ${f.head} | ${f.end} | ${f.headers} | ${w ? `${w.none}/${w.string}/${w.buffer}` : '?'}, ${f.endCallbacks} | ${f.headerStore} | ${tested} | ${on.length === 3 ? 'yes' : on.length === 0 ? 'no' : on.join(', ')} |`);
+    lines.push(`| ${key.split(' ')[0]} | ${ranges(members.map((m) => m.version), all)} | ${f.head} | ${f.end} | ${f.headers} | ${w ? `${w.none}/${w.string}/${w.buffer}, ${f.endCallbacks}` : '(not read)'} | ${f.headerStore} | ${tested} | ${on.length === 3 ? 'yes' : on.length === 0 ? 'no' : on.join(', ')}${why} |`);
   }
   return lines.join('\n');
 }

@@ -9,6 +9,14 @@ const fastpath = require('..');
 const { compare } = require('./helpers/differential');
 const { scenarios } = require('./helpers/scenarios');
 
+// A part that a probe left stock on this Node (status().parts says why:
+// docs/node-versions.md) counts nothing; its bytes are still compared.
+const PART_OF_STAT = { end: 'end', storeHeader: 'head' };
+function partOn(stat) {
+  const part = PART_OF_STAT[stat.split('.')[0]];
+  return part === undefined || fastpath.status().parts[part].on;
+}
+
 test('the shim is active', () => {
   const s = fastpath.status();
   assert.strictEqual(s.active, true, JSON.stringify(s));
@@ -23,9 +31,9 @@ for (const scenario of scenarios) {
     assert.strictEqual(patched.bytes, stock.bytes, 'bytes on the wire');
     assert.deepStrictEqual(patched.events, stock.events, 'response events');
     assert.deepStrictEqual(patched.logs, stock.logs, 'logged state and errors');
-    assert.ok(stock.bytes.length > 0 || scenario.noBytes, 'the client received something');
+    assert.ok(stock.bytes.length > 0 || scenario.noBytes || scenario.noBytesOn?.includes(process.versions.node), 'the client received something');
     assert.ok(patched.writes <= stock.writes, `socket.write calls: ${patched.writes} > ${stock.writes}`);
     assert.ok(patched.dispatches <= stock.dispatches, `writes to the handle: ${patched.dispatches} > ${stock.dispatches}`);
-    if (scenario.fast) assert.ok(stats[scenario.fast] > 0, `expected ${scenario.fast} in ${JSON.stringify(stats)}`);
+    if (scenario.fast && partOn(scenario.fast)) assert.ok(stats[scenario.fast] > 0, `expected ${scenario.fast} in ${JSON.stringify(stats)}`);
   });
 }

@@ -93,7 +93,8 @@ const scenarios = [
   { name: '204 with body', fast: 'end.fallback.noBody', handler: (req, res) => { res.statusCode = 204; res.end('ignored'); } },
   { name: '304 with headers', fast: 'end.fallback.noBody', handler: (req, res) => { res.statusCode = 304; res.setHeader('ETag', '"x"'); res.end(); } },
   { name: '204 with chunked TE closes', handler: (req, res) => { res.statusCode = 204; res.setHeader('Transfer-Encoding', 'chunked'); res.end(); } },
-  { name: 'HEAD with body', request: HEAD, fast: 'end.fallback.noBody', handler: (req, res) => res.end('not sent') },
+  // Stock 20.2.0 looks at the body before rendering the head, and sends nothing at all here.
+  { name: 'HEAD with body', request: HEAD, fast: 'end.fallback.noBody', noBytesOn: ['20.2.0'], handler: (req, res) => res.end('not sent') },
   { name: 'HEAD with Content-Length', request: HEAD, handler: (req, res) => { res.setHeader('Content-Length', 10); res.end(); } },
   { name: 'HEAD with rejectNonStandardBodyWrites', request: HEAD, serverOptions: { rejectNonStandardBodyWrites: true }, handler: (req, res, t) => { t.try('end', () => res.end('x')); if (!res.writableEnded) res.end(); } },
 
