@@ -84,8 +84,12 @@ export interface ExpressBindingStatus {
 export interface ExpressHelpersStatus {
   /** each copy of Express recognised as it loaded, and what is accelerated in it: 'setCharset', 'etag', 'contentType', 'router', 'appHandle' (Express 4: 'set') */
   copies: { version: string; dir: string; accelerated: string[] }[];
-  /** copies left stock: 'unrecognised version', 'not express', 'loaded before http-fastpath' */
-  stock: { version: string; dir: string; reason: string }[];
+  /**
+   * copies left stock ('unrecognised version', 'not express', 'loaded before http-fastpath'), and,
+   * with `helper`, each helper a recognised copy leaves stock ('unknownSource': a source other
+   * than those read; 'noCryptoHash': etag on Node 20.0-20.11)
+   */
+  stock: { version: string; dir: string; helper?: 'setCharset' | 'etag' | 'contentType' | 'set' | 'router' | 'appHandle'; reason: string }[];
 }
 
 export interface FileResponseStatus {

@@ -222,7 +222,7 @@ const SCENARIOS = [
   },
 ];
 
-for (const name of ['express4', 'express5']) {
+for (const name of ['express4', 'express5', 'express53']) {
   for (const scenario of SCENARIOS) {
     test(`${name}: ${scenario.name}`, async () => {
       const stock = await runOnce(scenario, STOCK[name], false);
@@ -235,10 +235,12 @@ for (const name of ['express4', 'express5']) {
 }
 
 test('the stock copies were loaded unpatched; the patched copies are accelerated and say so', () => {
-  const { copies } = fastpath.status().frameworks.express.helpers;
+  const { copies, stock } = fastpath.status().frameworks.express.helpers;
   assert.deepStrictEqual(copies.map((c) => [c.version, c.accelerated]),
-    [[require('express4/package.json').version, ['setCharset', 'etag', 'set']], [require('express/package.json').version, ['setCharset', 'etag', 'contentType', 'router', 'appHandle']]]);
-  for (const name of ['express4', 'express5']) {
+    [[require('express4/package.json').version, ['setCharset', 'etag', 'set']], [require('express/package.json').version, ['setCharset', 'etag', 'contentType', 'router', 'appHandle']],
+      ['5.3.0', ['setCharset', 'etag', 'contentType', 'router', 'appHandle']]]);
+  assert.deepStrictEqual(stock, []);
+  for (const name of ['express4', 'express5', 'express53']) {
     assert.notStrictEqual(STOCK[name].utils.setCharset, PATCHED[name].utils.setCharset);
     assert.strictEqual(STOCK[name].utils.setCharset.name, 'setCharset');
     assert.match(String(STOCK[name].utils.setCharset), /contentType\.parse/);
@@ -342,6 +344,8 @@ test('an Express 4 whose res.set is not the one it read keeps its own', () => {
     assert.deepStrictEqual(response.set('a', 'b'), ['a', 'b', 'own']);
     const copy = fastpath.status().frameworks.express.helpers.copies.find((c) => c.dir === pkg);
     assert.deepStrictEqual(copy, { version: '4.21.0', dir: pkg, accelerated: [] });
+    const left = fastpath.status().frameworks.express.helpers.stock.filter((s) => s.dir === pkg);
+    assert.deepStrictEqual(left, ['setCharset', 'etag', 'set'].map((helper) => ({ version: '4.21.0', dir: pkg, helper, reason: 'unknownSource' })));
   });
 });
 

@@ -226,7 +226,7 @@ const SCENARIOS = [
 async function withConsoleErrors(run) {
   const consoleErrors = [];
   const original = console.error;
-  console.error = (...args) => consoleErrors.push(args.map((a) => String(a).split('\n')[0]));
+  console.error = (...args) => consoleErrors.push(args.map((a) => `${a instanceof Error ? 'an Error' : typeof a}: ${String(a).split('\n')[0]}`));
   try {
     const out = await run();
     await new Promise((resolve) => setImmediate(resolve)); // finalhandler defers onerror
@@ -236,12 +236,12 @@ async function withConsoleErrors(run) {
   }
 }
 
-for (const scenario of SCENARIOS) {
-  test(`Express 5 dispatch, same as stock: ${scenario.name}`, async (t) => {
+for (const [name, scenario] of ['express5', 'express53'].flatMap((n) => SCENARIOS.map((s) => [n, s]))) {
+  test(`Express 5 dispatch (${name}), same as stock: ${scenario.name}`, async (t) => {
     const nodeEnv = process.env.NODE_ENV;
     t.after(() => { if (nodeEnv === undefined) delete process.env.NODE_ENV; else process.env.NODE_ENV = nodeEnv; });
-    const stock = await withConsoleErrors(() => runOnce(scenario, STOCK.express5, false));
-    const patched = await withConsoleErrors(() => runOnce(scenario, PATCHED.express5, true));
+    const stock = await withConsoleErrors(() => runOnce(scenario, STOCK[name], false));
+    const patched = await withConsoleErrors(() => runOnce(scenario, PATCHED[name], true));
     assert.deepStrictEqual(patched.consoleErrors, stock.consoleErrors);
     assert.deepStrictEqual(patched.log, stock.log);
     assert.strictEqual(withoutStackFrames(patched.bytes), withoutStackFrames(stock.bytes));
@@ -280,10 +280,13 @@ test('Express 5 dispatch: the final handler logs an error as stock does outside 
     const { consoleErrors, bytes } = await withConsoleErrors(() => runOnce(scenario, parts, patched));
     return { consoleErrors, bytes: withoutStackFrames(bytes) };
   };
-  const stock = await capture(STOCK.express5, false);
-  const patched = await capture(PATCHED.express5, true);
-  assert.deepStrictEqual(stock.consoleErrors, [['TypeError: logged boom']]);
-  assert.deepStrictEqual(patched, stock);
+  // 5.2.1 prints err.stack (a string), 5.3.0 the error itself.
+  for (const [name, printed] of [['express5', 'string: TypeError: logged boom'], ['express53', 'an Error: TypeError: logged boom']]) {
+    const stock = await capture(STOCK[name], false);
+    const patched = await capture(PATCHED[name], true);
+    assert.deepStrictEqual(stock.consoleErrors, [[printed]], name);
+    assert.deepStrictEqual(patched, stock, name);
+  }
 });
 
 test('Express 5 dispatch: tracing subscribers see the same events', async () => {

@@ -37,11 +37,16 @@ const RECOGNISED = [[4, 17, 22], [5, 0, 3]];
 const EXPRESS4_SET_SHA1 = '514a984047a3116e766f10ff4f4dcc3c0df42f9c';
 const MIME1_CHARSETS_LOOKUP_SHA1 = 'c9018fb59c9c8b51f557a482b840dce4c5f6c1d6';
 
-// Express 5's dispatch (express5-dispatch.js): app.handle as in 5.1.0-5.2.1
-// with its private logerror, and router 2.3.0's index.js, whole (its handle
-// calls private helpers the replacement re-implements).
+// Express 5's dispatch (express5-dispatch.js): app.handle as in 5.1.0-5.3.0
+// (read from every published 5.x tarball: 5.0.x has another) with its
+// private logerror (5.1.0-5.2.1 print err.stack, 5.3.0 err: the form
+// express5-dispatch.js's LOGERRORS names), and router 2.3.0's index.js, whole
+// (its handle calls private helpers the replacement re-implements).
 const EXPRESS5_APP_HANDLE_SHA1 = '00e32440d23e8acdd623ad9b01ed1fba3378c35b';
-const EXPRESS5_LOGERROR_SHA1 = '66f08b67e8cf99b95686454150362e6b195c932c';
+const EXPRESS5_LOGERRORS = {
+  '66f08b67e8cf99b95686454150362e6b195c932c': 'stack',
+  '9a33f48eab9a7febdc8392146d47a77c037abf2e': 'error',
+};
 const ROUTER_INDEX_SHA1 = { '2.3.0': '867b9b96345839cdd31deecd0b5dd76c712cf1c5' };
 const LOGERROR_SOURCE = /^function logerror\(err\) \{\n[\s\S]*?\n\}\n/m;
 
@@ -114,7 +119,13 @@ function makeExpress4Set(mime) {
 // --- Which copies of Express were seen, and what each has ---------------
 
 const copies = []; // { version, dir, accelerated, patches, applied }
-const stock = []; // { version, dir, reason }
+// Copies left stock ({ version, dir, reason }), and the helpers a recognised
+// copy leaves stock ({ version, dir, helper, reason }).
+const stock = [];
+
+function leftStock(copy, helper, reason) {
+  stock.push({ version: copy.version, dir: copy.dir, helper, reason });
+}
 const seen = new WeakSet();
 
 // The plan for one copy of Express whose lib/utils.js exports `utils`.
@@ -123,14 +134,19 @@ function planCopy(utils, dir, version, major) {
   const owner = `express@${version} lib/utils`;
   const patches = [];
   const accelerated = [];
-  if (typeof utils.setCharset === 'function') {
-    const contentTypeModule = requireHere('content-type');
-    if (typeof contentTypeModule.parse === 'function' && typeof contentTypeModule.format === 'function') {
-      patches.push({ target: utils, owner, name: 'setCharset', make: (orig) => makeSetCharset(orig, contentTypeModule) });
-      accelerated.push('setCharset');
-    }
+  const left = []; // { helper, reason }
+  const contentTypeModule = typeof utils.setCharset === 'function' ? requireHere('content-type') : null;
+  if (typeof contentTypeModule?.parse === 'function' && typeof contentTypeModule.format === 'function') {
+    patches.push({ target: utils, owner, name: 'setCharset', make: (orig) => makeSetCharset(orig, contentTypeModule) });
+    accelerated.push('setCharset');
+  } else {
+    left.push({ helper: 'setCharset', reason: 'unknownSource' });
   }
-  if (typeof utils.etag === 'function' && typeof utils.wetag === 'function' && typeof crypto.hash === 'function') {
+  if (typeof utils.etag !== 'function' || typeof utils.wetag !== 'function') {
+    left.push({ helper: 'etag', reason: 'unknownSource' });
+  } else if (typeof crypto.hash !== 'function') {
+    left.push({ helper: 'etag', reason: 'noCryptoHash' }); // Node 20.0-20.11
+  } else {
     patches.push({ target: utils, owner, name: 'etag', make: () => makeETagGenerator(false) });
     patches.push({ target: utils, owner, name: 'wetag', make: () => makeETagGenerator(true) });
     accelerated.push('etag');
@@ -140,8 +156,10 @@ function planCopy(utils, dir, version, major) {
     const { mime, db, version: mimeVersion } = known;
     patches.push({ target: mime, owner: `mime-types@${mimeVersion}`, name: 'contentType', make: (orig) => makeContentType(mime, db, orig) });
     accelerated.push('contentType');
+  } else if (major === 5) {
+    left.push({ helper: 'contentType', reason: 'unknownSource' });
   }
-  return { patches, accelerated };
+  return { patches, accelerated, left };
 }
 
 // The copy whose lib/application.js module is `application`, or whose
@@ -163,9 +181,10 @@ function adopt(utils, dir, application) {
     return;
   }
   const major = +version.split('.')[0];
-  const { patches, accelerated } = planCopy(utils, dir, version, major);
+  const { patches, accelerated, left } = planCopy(utils, dir, version, major);
   const copy = { version, dir, major, accelerated, patches, applied: false, application, express: null };
   copies.push(copy);
+  for (const { helper, reason } of left) leftStock(copy, helper, reason);
   applyCopy(copy);
 }
 
@@ -175,10 +194,10 @@ function adoptResponse(response, dir, express) {
   const copy = copyOfExpress(express);
   if (copy === undefined || copy.major !== 4 || copy.accelerated.includes('set') || response === null || typeof response !== 'object') return;
   const set = response.set;
-  if (typeof set !== 'function' || response.header !== set || sourceDigest(set) !== EXPRESS4_SET_SHA1) return;
+  if (typeof set !== 'function' || response.header !== set || sourceDigest(set) !== EXPRESS4_SET_SHA1) return leftStock(copy, 'set', 'unknownSource');
   const mime = Module.createRequire(path.join(dir, 'lib', 'response.js'))('send').mime;
   const lookup = mime?.charsets?.lookup;
-  if (typeof lookup !== 'function' || sourceDigest(lookup) !== MIME1_CHARSETS_LOOKUP_SHA1) return;
+  if (typeof lookup !== 'function' || sourceDigest(lookup) !== MIME1_CHARSETS_LOOKUP_SHA1) return leftStock(copy, 'set', 'unknownSource');
   const header = makeExpress4Set(mime);
   const owner = `express@${copy.version} lib/response`;
   const more = [{ target: response, owner, name: 'set', make: () => header }, { target: response, owner, name: 'header', make: () => header }];
@@ -195,15 +214,16 @@ function adoptApplication(proto, dir, express) {
   if (copy === undefined) return;
   copy.express = express; // lib/response.js comes next, from the same lib/express.js
   if (copy.major !== 5 || proto === null || typeof proto !== 'object') return;
-  if (typeof proto.handle !== 'function' || sourceDigest(proto.handle) !== EXPRESS5_APP_HANDLE_SHA1) return;
+  if (typeof proto.handle !== 'function' || sourceDigest(proto.handle) !== EXPRESS5_APP_HANDLE_SHA1) return leftStock(copy, 'appHandle', 'unknownSource');
   const file = path.join(dir, 'lib', 'application.js');
   const logerror = LOGERROR_SOURCE.exec(readText(file));
-  if (logerror === null || textDigest(logerror[0]) !== EXPRESS5_LOGERROR_SHA1) return;
+  const logerrorForm = logerror === null ? undefined : EXPRESS5_LOGERRORS[textDigest(logerror[0])];
+  if (logerrorForm === undefined) return leftStock(copy, 'appHandle', 'unknownSource');
   const finalhandler = Module.createRequire(file)('finalhandler');
-  if (typeof finalhandler !== 'function') return;
+  if (typeof finalhandler !== 'function') return leftStock(copy, 'appHandle', 'unknownSource');
   // Made once per copy, so install()/uninstall() cycles put back the same function.
   let handle = null;
-  const more = [{ target: proto, owner: `express@${copy.version} lib/application`, name: 'handle', make: () => (handle ??= dispatch().makeAppHandle(finalhandler)) }];
+  const more = [{ target: proto, owner: `express@${copy.version} lib/application`, name: 'handle', make: () => (handle ??= dispatch().makeAppHandle(finalhandler, dispatch().LOGERRORS[logerrorForm])) }];
   copy.patches.push(...more);
   copy.accelerated.push('appHandle');
   if (copy.applied) patch.apply(more);
@@ -218,14 +238,15 @@ function adoptRouter(Router, dir, application) {
   if (copy === undefined || copy.major !== 5 || typeof Router !== 'function' || typeof Router.prototype !== 'function') return;
   if (routersSeen.has(Router.prototype)) { // one router shared by two copies of Express: replaced once
     if (routersSeen.get(Router.prototype)) copy.accelerated.push('router');
+    else leftStock(copy, 'router', 'unknownSource');
     return;
   }
   routersSeen.set(Router.prototype, false);
   const file = resolveOrNull(Module.createRequire(path.join(dir, 'lib', 'application.js')), 'router');
-  if (file === null) return;
+  if (file === null) return leftStock(copy, 'router', 'unknownSource');
   const pkg = readPackage(path.dirname(file));
   const digest = pkg === null || pkg.name !== 'router' ? undefined : ROUTER_INDEX_SHA1[pkg.version];
-  if (digest === undefined || textDigest(readText(file)) !== digest || typeof Router.prototype.handle !== 'function') return;
+  if (digest === undefined || textDigest(readText(file)) !== digest || typeof Router.prototype.handle !== 'function') return leftStock(copy, 'router', 'unknownSource');
   const requireRouter = Module.createRequire(file);
   const tracing = requireRouter('./lib/tracing');
   const deps = {
@@ -274,7 +295,7 @@ function readText(file) {
 // Express in `dir` was loaded before the package armed its hook.
 function loadedBefore(dir) {
   const pkg = readPackage(dir);
-  if (pkg === null || pkg.name !== 'express' || copies.some((c) => c.dir === dir) || stock.some((s) => s.dir === dir)) return;
+  if (pkg === null || pkg.name !== 'express' || copies.some((c) => c.dir === dir) || stock.some((s) => s.dir === dir && s.helper === undefined)) return;
   stock.push({ version: versionOf(pkg), dir, reason: 'loaded before http-fastpath' });
 }
 

@@ -17,17 +17,26 @@
 // whose automatic Allow response stock builds while routing, go through the
 // stock handle unchanged.
 //
-// Used only for sources read line by line: app.handle of Express 5.1-5.3 and
+// Used only for sources read line by line: app.handle of Express 5.1.0-5.3.0 and
 // router 2.3.0's index.js (digests in express-helpers.js).
 
 // finalhandler, made when routing ends without a response (or an error
 // reaches it). Stock makes it first, but making it reads nothing that can have
 // changed since, except process.env.NODE_ENV when the app's env is empty: then
 // it is made at once, as stock does.
-function makeAppHandle(finalhandler) {
-  function logerror(err) {
+// Express's private logerror, as each source has it (express-helpers.js
+// picks one by the digest of the source text): 5.0-5.2 print the stack,
+// 5.3.0 the error itself.
+const LOGERRORS = {
+  stack: function logerror(err) {
     if (this.get('env') !== 'test') console.error(err.stack || err.toString());
-  }
+  },
+  error: function logerror(err) {
+    if (this.get('env') !== 'test') console.error(err);
+  },
+};
+
+function makeAppHandle(finalhandler, logerror) {
   function finalHandlerWhenNeeded(req, res, env, app) {
     return function (err) {
       return finalhandler(req, res, { env, onerror: logerror.bind(app) }).apply(this, arguments);
@@ -319,4 +328,4 @@ function makeRouterHandle(original, deps) {
   };
 }
 
-module.exports = { makeAppHandle, makeRouterHandle };
+module.exports = { LOGERRORS, makeAppHandle, makeRouterHandle };

@@ -1,5 +1,5 @@
 'use strict';
-// Two copies of Express 4 and of Express 5 in one process, for differential
+// Two copies each of Express 4, Express 5.2 and Express 5.3 in one process, for differential
 // tests: the patched copies, loaded with the package armed, and stock copies,
 // loaded afresh with all their dependencies while the package is uninstalled
 // (so their files, router and mime tables are npm's own). runOnce() serves a
@@ -15,9 +15,13 @@ const { rawRequest } = require('./raw-request');
 const { normaliseDates, describeError } = require('./differential');
 const { loadFresh } = require('./fresh-modules');
 
+// The copies: Express 4 and the pinned Express 5 (package.json), and the
+// Express 5 npm resolves today (express53: 5.3.0, whose logerror differs).
+const PACKAGES = { express4: 'express4', express5: 'express', express53: 'express53' };
+
 // The modules a copy's handlers may change at run time, from its own tree.
 function partsOf(express) {
-  const dir = path.dirname(require.resolve(express === 'express4' ? 'express4/package.json' : 'express/package.json'));
+  const dir = path.dirname(require.resolve(`${PACKAGES[express]}/package.json`));
   const here = Module.createRequire(path.join(dir, 'lib', 'utils.js'));
   const mimeTypes = here('mime-types');
   return {
@@ -33,7 +37,9 @@ function partsOf(express) {
 }
 
 // The patched copies: loaded now, with the package armed.
-const PATCHED = { express4: partsOf('express4'), express5: partsOf('express') };
+// express53 gets modules of its own: the scenarios change mime-types' tables
+// and functions, which it would otherwise share with express5.
+const PATCHED = { express4: partsOf('express4'), express5: partsOf('express5'), express53: loadFresh(() => partsOf('express53')) };
 
 // A stock copy: loaded afresh, with its dependencies, while the package is uninstalled.
 function loadStock(name) {
@@ -44,7 +50,7 @@ function loadStock(name) {
     fastpath.install();
   }
 }
-const STOCK = { express4: loadStock('express4'), express5: loadStock('express') };
+const STOCK = { express4: loadStock('express4'), express5: loadStock('express5'), express53: loadStock('express53') };
 
 // Runs `scenario` on one copy; `log` collects what the handlers saw. Unless
 // the scenario says `errorHandler: false`, an error handler that logs the
