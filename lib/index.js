@@ -371,7 +371,7 @@ function partsStatus() {
 }
 
 function status() {
-  const verifying = state.installed && state.patches[0].replacement.stats;
+  const verifying = state.installed && state.patches.find((p) => p.replacement?.stats)?.replacement.stats;
   return {
     node: process.version,
     major: MAJOR,
@@ -380,7 +380,7 @@ function status() {
     waitingForHttp: state.disarm !== null,
     activatedBy: state.activatedBy,
     mode: process.env.HTTP_FASTPATH === 'verify' ? 'verify' : 'fast',
-    verified: verifying ? state.patches[0].replacement.stats() : undefined,
+    verified: verifying ? verifying() : undefined,
     disabledReason: state.disabledReason,
     parts: partsStatus(),
     patched: state.installed ? state.patches.map((p) => `${p.owner}.prototype.${p.label ?? p.name}`) : [],

@@ -135,13 +135,15 @@ test('a part whose digest is not in the verified table stays stock, with its rea
 for (const [wrap, part, calls, fast] of [
   ['OutgoingMessage#end', 'end', 2, 'storeHeader.fast'],
   ['OutgoingMessage#_storeHeader', 'head', 2, 'end.fast'],
+  // The one-write end() stays on; the head is Node's, through the wrapper.
+  ['ServerResponse#writeHead', 'head', 2, 'end.fast'],
 ]) {
   const other = fast.startsWith('end.') ? 'end' : 'head';
   test(`${wrap} wrapped before the package loads (an APM): ${part} stays stock, one warning, same bytes`, { skip: unlessStock(other) }, () => {
     const r = run(['-r', fixture('wrap.js'), fixture('serve-and-report.js')], { WRAP: wrap, HTTP_FASTPATH_STATS: '1' });
     assert.strictEqual(r.status, 0, r.stderr);
     assert.strictEqual(r.warnings.length, 1, r.stderr);
-    assert.match(r.warnings[0], new RegExp(`the response ${part} part stays stock: unverified source \\(${wrap.replace(/[#_]/g, '.')}`));
+    assert.match(r.warnings[0], new RegExp(`the response ${part} part stays stock: unverified source \\([^)]*${wrap}[,:]`));
     assert.strictEqual(r.out.active, true);
     const on = { head: true, end: true, headers: true, [part]: false };
     assert.deepStrictEqual(Object.fromEntries(Object.entries(r.out.parts).map(([k, v]) => [k, v.on])), on);

@@ -28,7 +28,9 @@ function makeEnd(adapter, original, proto) {
   const stockSend = proto._send;
   const stockWriteRaw = proto._writeRaw;
   const stockWriteHead = proto.writeHead;
-  const implicitHeader = makeImplicitHeader(adapter, stockWriteHead);
+  // writeHead's copy belongs to the head part: where that part stays stock
+  // (docs/node-versions.md), the head is Node's own _implicitHeader's.
+  const implicitHeader = adapter.parts.head.on ? makeImplicitHeader(adapter, stockWriteHead) : null;
 
   // Why the fast path cannot take this call, or '' when it can.
   function refusal(res, socket) {
@@ -81,7 +83,7 @@ function makeEnd(adapter, original, proto) {
         isString ? Buffer.byteLength(chunk, encoding) : chunk.byteLength;
       // Node corks around the head render; a throw leaves the socket corked.
       socket.cork();
-      if (this.writeHead === stockWriteHead) implicitHeader(this);
+      if (implicitHeader !== null && this.writeHead === stockWriteHead) implicitHeader(this);
       else this._implicitHeader(); // a hooked writeHead (on-headers and the like) must run
       socket.uncork();
     } else if (this._headerSent) {
