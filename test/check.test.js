@@ -103,6 +103,26 @@ test('an app that answers differently when preloaded: exit 1, both sides shown',
   assert.deepStrictEqual(r.left, []);
 });
 
+test('values an app changes on every request are told apart from differences: not compared, and named', async () => {
+  const r = await check([...QUICK, '--url', '/', ...app('volatile-app.js')]);
+  assert.strictEqual(r.code, 0, r.stderr + r.stdout);
+  const varying = 'X-Request-Id, Set-Cookie, X-Response-Time, 1 word\\(s\\) of response 1\'s body, 1 word\\(s\\) of response 2\'s body';
+  assert.match(r.stderr, new RegExp(`GET /: the same bytes \\(2 responses; not compared, as two stock runs differ there too: ${varying}\\)`));
+  assert.match(r.stdout, new RegExp(`Not compared, because two stock runs of the same requests differ there too:\n- GET /: ${varying}\n`));
+  assert.strictEqual(tableRows(r.stdout).length, 1);
+  assert.deepStrictEqual(r.left, []);
+});
+
+test('a difference two stock runs do not show is still caught beside values that vary, and the message blames no one', async () => {
+  const r = await check([...QUICK, '--url', '/differs', ...app('volatile-app.js')]);
+  assert.strictEqual(r.code, 1, r.stderr + r.stdout);
+  assert.match(r.stdout, /GET \/differs\nresponse 1, byte \d+:\n {2}stock: {5}".*\\"end\\":\d+\}"\n {2}preloaded: ".*\\"end\\":\d+\}"/);
+  assert.match(r.stdout, /- GET \/differs: X-Request-Id, Set-Cookie, X-Response-Time, 1 word\(s\) of response 1's body/);
+  assert.match(r.stdout, /Please report it to http-fastpath with the lines above/);
+  assert.doesNotMatch(r.stdout, /The package changes what this app sends/);
+  assert.deepStrictEqual(r.left, []);
+});
+
 test('an app that requires the package itself is stock in the stock run: the difference is caught', async () => {
   const r = await check([...QUICK, '--url', '/', ...app('requires-package-app.js')], { HTTP_FASTPATH: '0' });
   assert.strictEqual(r.code, 1, r.stderr + r.stdout);

@@ -3,7 +3,8 @@
 // response read whole off the socket (Content-Length, chunked, or until the
 // server closes), twice on one keep-alive connection, so that a reused
 // connection is compared too. Then the two apps' bytes, compared with the
-// masked headers' values replaced.
+// masked headers' values replaced, and without what two stock runs of the
+// same requests do not agree on (varyingParts).
 
 const net = require('net');
 
@@ -85,29 +86,103 @@ function exchange(port, route, { count = 2, timeoutS }) {
   });
 }
 
-function mask(response, names) {
+// A response split into its head lines and its body.
+function split(response) {
   const text = response.toString('latin1');
   const end = text.indexOf('\r\n\r\n');
-  const head = text.slice(0, end < 0 ? text.length : end).split('\r\n').map((line) => {
-    const colon = line.indexOf(':');
-    return colon > 0 && names.includes(line.slice(0, colon).toLowerCase()) ? `${line.slice(0, colon)}: <masked>` : line;
-  });
-  return head.join('\r\n') + (end < 0 ? '' : text.slice(end));
+  return end < 0 ? { lines: text.split('\r\n'), body: null } : { lines: text.slice(0, end).split('\r\n'), body: text.slice(end + 4) };
 }
 
-// The first difference between two lists of responses, as lines to print, or null.
-function firstDifference(stock, patched, names) {
+const nameOf = (line) => {
+  const colon = line.indexOf(':');
+  return colon > 0 ? line.slice(0, colon).toLowerCase() : null;
+};
+
+// The response with the values of the headers in `names` replaced (the
+// first, status line is never a header).
+function mask(response, names, marker = '<masked>') {
+  const { lines, body } = split(response);
+  const head = lines.map((line, i) => (i > 0 && names.includes(nameOf(line)) ? `${line.slice(0, line.indexOf(':'))}: ${marker}` : line));
+  return head.join('\r\n') + (body === null ? '' : `\r\n\r\n${body}`);
+}
+
+// A body as words (runs of letters, digits and + / = . _ -) and the single
+// characters between them: a timestamp, an id or a counter is one word
+// however many of its digits changed.
+const words = (body) => body.match(/[\w+/=.-]+|[^\w+/=.-]/g) ?? [];
+
+// What differs between two stock runs of the same requests, per response:
+// the headers whose lines differ (`headers`, lowercase names) and the body,
+// as the indexes of the words that differ (words()), or 'all' when the two
+// bodies do not even have the same number of words. Null for a response
+// both runs sent the same.
+function varyingParts(first, second, masked) {
+  return first.map((a, i) => {
+    const b = second[i];
+    if (b === undefined) return null;
+    const x = split(mask(a, masked));
+    const y = split(mask(b, masked));
+    const linesByName = (lines) => {
+      const byName = new Map();
+      for (const line of lines.slice(1)) byName.set(nameOf(line), [...(byName.get(nameOf(line)) ?? []), line]);
+      return byName;
+    };
+    const lx = linesByName(x.lines);
+    const ly = linesByName(y.lines);
+    const headers = [...new Set([...lx.keys(), ...ly.keys()])]
+      .filter((name) => name !== null && JSON.stringify(lx.get(name)) !== JSON.stringify(ly.get(name)));
+    let body = null;
+    if (x.body !== y.body) {
+      const wx = words(x.body ?? '');
+      const wy = words(y.body ?? '');
+      body = wx.length !== wy.length ? 'all' : wx.flatMap((w, at) => (w === wy[at] ? [] : [at]));
+    }
+    // Named as the app spells them.
+    const spelling = (name) => (lx.get(name) ?? ly.get(name))[0].split(':')[0];
+    return headers.length === 0 && body === null ? null : { headers, names: headers.map(spelling), body };
+  });
+}
+
+// The first difference between two lists of responses, as lines to print,
+// or null. `masked`: header names whose values are not compared; `varying`:
+// varyingParts() of two stock runs, whose parts are not compared either.
+function firstDifference(stock, patched, masked, varying = []) {
   for (let i = 0; i < Math.max(stock.length, patched.length); i++) {
     if (i >= stock.length || i >= patched.length) return [`response ${i + 1}: stock sent ${stock.length} responses, preloaded ${patched.length}`];
-    const a = mask(stock[i], names);
-    const b = mask(patched[i], names);
+    const v = varying[i] ?? { headers: [], body: null };
+    const a = withoutVarying(mask(mask(stock[i], masked), v.headers, '<varies>'), v.body);
+    const b = withoutVarying(mask(mask(patched[i], masked), v.headers, '<varies>'), v.body);
     if (a === b) continue;
     let at = 0;
     while (a[at] === b[at]) at++;
-    const show = (s) => JSON.stringify(s.slice(Math.max(0, at - 40), at + 40));
+    const show = (text) => JSON.stringify(text.slice(Math.max(0, at - 40), at + 40));
     return [`response ${i + 1}, byte ${at}:`, `  stock:     ${show(a)}`, `  preloaded: ${show(b)}`];
   }
   return null;
 }
 
-module.exports = { exchange, firstDifference, requestBytes };
+// A masked response's text with the body's varying words (or all of it) replaced.
+function withoutVarying(text, body) {
+  if (body === null) return text;
+  const end = text.indexOf('\r\n\r\n');
+  if (end < 0) return text;
+  if (body === 'all') return `${text.slice(0, end)}\r\n\r\n<varies>`;
+  const w = words(text.slice(end + 4));
+  for (const at of body) if (at < w.length) w[at] = '<varies>';
+  return `${text.slice(0, end)}\r\n\r\n${w.join('')}`;
+}
+
+// What varyingParts() found, for people: 'X-Response-Time, the body's bytes 12-14'.
+function describeVarying(varying) {
+  const headers = new Set();
+  const bodies = [];
+  for (const [i, v] of varying.entries()) {
+    if (v === null) continue;
+    for (const name of v.names) headers.add(name);
+    if (v.body === 'all') bodies.push(`response ${i + 1}'s body`);
+    else if (v.body !== null) bodies.push(`${v.body.length} word(s) of response ${i + 1}'s body`);
+  }
+  return [...headers, ...bodies];
+}
+
+module.exports = { exchange, firstDifference, varyingParts, describeVarying, requestBytes };
