@@ -3,9 +3,10 @@
 // (lib/zlib/contention.js): the idle-core figure from fake /proc and cgroup
 // readings (one process with an idle core, cluster workers keeping every
 // core busy, a cgroup quota on an idle host), the decision's streaks,
-// hysteresis and back-off (no flapping), and two real processes: one alone
-// with an idle core stays on the pool, one whose cores other processes keep
-// busy moves its small jobs inline.
+// hysteresis and back-off (no flapping), and real processes: one with an
+// idle core stays on the pool and one with every core busy moves its small
+// jobs inline, the load injected (test/fixtures/cpu-load.js), and one whose
+// cores other processes really keep busy moves them inline too.
 
 const test = require('node:test');
 const assert = require('node:assert');
@@ -96,8 +97,10 @@ test("watch() samples on an unref'd timer, calls back on a switch, and stops", a
 });
 
 // A real process compressing small bodies for `seconds` with its loop
-// thread busy, with `spinners` other processes spinning meanwhile.
-function compressingProcess(spinners, seconds = 5) {
+// thread busy, with `spinners` other processes spinning meanwhile; with
+// `busyCores`, the load it measures is that many busy cores instead of the
+// machine's (test/fixtures/cpu-load.js).
+function compressingProcess(spinners, { seconds = 5, busyCores } = {}) {
   const script = `
     const { spawn } = require('child_process');
     const zlib = require('zlib');
@@ -115,7 +118,8 @@ function compressingProcess(spinners, seconds = 5) {
         console.log(JSON.stringify(require(${JSON.stringify(ROOT)}).status().zlib));
       });
     })();`;
-  const r = spawnSync(process.execPath, ['-r', ROOT, '-e', script], { encoding: 'utf8', env: { ...process.env, HTTP_FASTPATH_ZLIB: '' } });
+  const fake = busyCores === undefined ? [] : ['-r', path.join(__dirname, 'fixtures', 'cpu-load.js')];
+  const r = spawnSync(process.execPath, [...fake, '-r', ROOT, '-e', script], { encoding: 'utf8', env: { ...process.env, HTTP_FASTPATH_ZLIB: '', FAKE_BUSY_CORES: String(busyCores ?? '') } });
   assert.strictEqual(r.status, 0, r.stderr);
   return JSON.parse(r.stdout);
 }
@@ -123,14 +127,26 @@ function compressingProcess(spinners, seconds = 5) {
 const cpus = Math.min(os.availableParallelism(), require('../lib/zlib/mode').cgroupCpus());
 const skip = process.platform !== 'linux' || cpus < 2 || cpus > 8 ? 'needs Linux and 2-8 CPUs' : false;
 
+// The load is injected: on a shared machine (a laptop, a CI runner) the
+// real one depends on the neighbours, and a busy neighbour rightly moves jobs inline.
 test('a process alone with an idle core keeps its jobs on the pool', { skip }, () => {
-  const z = compressingProcess(0);
+  const z = compressingProcess(0, { busyCores: 1 });
   assert.strictEqual(z.mode, 'pool', JSON.stringify(z));
   assert.strictEqual(z.switches, 0, JSON.stringify(z));
   assert.strictEqual(typeof z.idleCores, 'number', JSON.stringify(z)); // measured, and never a streak below ENTER
   assert.strictEqual(z.inline, 0);
 });
 
+test('a process whose every core is busy moves small jobs inline', { skip }, () => {
+  const z = compressingProcess(0, { busyCores: cpus });
+  assert.strictEqual(z.mode, 'inline', JSON.stringify(z));
+  assert.ok(z.switches >= 1, JSON.stringify(z));
+  assert.ok(z.inline > 0, JSON.stringify(z));
+  assert.match(z.reason, /^cores busy/);
+});
+
+// The real measurement: other processes keep every core busy. A neighbour can
+// only add load, so it cannot flip this one.
 test('a process whose cores other processes keep busy moves small jobs inline', { skip }, () => {
   const z = compressingProcess(cpus - 1 + 1);
   assert.strictEqual(z.mode, 'inline', JSON.stringify(z));
