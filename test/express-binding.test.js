@@ -21,6 +21,8 @@ const { rawRequest } = require('./helpers/raw-request');
 const { normaliseDates, recordEvents } = require('./helpers/differential');
 const { WebSocketServer } = require('ws');
 const { Server: SocketIoServer } = require('socket.io');
+const stoppable = require('stoppable');
+const { createTerminus } = require('@godaddy/terminus');
 
 const STATIC = path.join(__dirname, 'fixtures', 'static');
 const TLS = { key: fs.readFileSync(path.join(__dirname, 'fixtures', 'tls', 'key.pem')), cert: fs.readFileSync(path.join(__dirname, 'fixtures', 'tls', 'cert.pem')) };
@@ -66,6 +68,16 @@ function look(app, req, res) {
   };
 }
 
+// A 'request' listener beside the app: logs what it sees of req/res (as
+// look() does), and the events it hears on them, in order.
+function laterListener(app, log, label) {
+  return (req, res) => {
+    log.push([label, look(app, req, res)]);
+    res.on('finish', () => log.push([`${label}: finish`, res.statusCode]));
+    res.on('close', () => log.push([`${label}: close`]));
+  };
+}
+
 // Runs one scenario: `build(express, log)` returns { app, listen(app) -> server };
 // `after(server, app, log)` may add listeners once it listens.
 async function runOnce(scenario, express, patched) {
@@ -85,7 +97,10 @@ async function runOnce(scenario, express, patched) {
   const server = await (scenario.listen ?? ((a) => new Promise((resolve) => { const s = a.listen(0, '127.0.0.1', () => resolve(s)); })))(app, log);
   if (scenario.after) scenario.after(server, app, log, (req, res) => look(app, req, res));
   const bytes = [];
-  for (const request of [].concat(scenario.requests)) bytes.push((scenario.mask ?? String)(normaliseDates((await rawRequest(server.address().port, request, { tls: scenario.tls })).toString('latin1'))));
+  for (const [i, request] of [].concat(scenario.requests).entries()) {
+    if (i > 0) scenario.between?.[i - 1]?.(server, app, log);
+    bytes.push((scenario.mask ?? String)(normaliseDates((await rawRequest(server.address().port, request, { tls: scenario.tls })).toString('latin1'))));
+  }
   const classes = kClasses(server);
   const status = fastpath.status();
   server.close();
@@ -195,15 +210,66 @@ const SCENARIOS = [
     routes(app, express, log, see) { app.get('/json', (req, res) => { log.push(['route', see(req, res)]); res.json({}); }); },
   },
   {
-    name: 'two request listeners at listen: stock',
-    stepAside: 'manyListeners',
-    requests: [get('/json')],
-    listen: (app) => new Promise((resolve) => {
+    // What a listener after the app sees, in stock Node, is what the app made
+    // of req/res: Express 5 swaps the prototypes first thing, so being born
+    // with them changes nothing for it. Express 4 swaps later (its router's
+    // init middleware), and stays stock.
+    name: 'a second request listener after the app at listen: bound (Express 5), stock (Express 4)',
+    stepAsideFor: { express4: 'laterListeners' },
+    later: true,
+    requests: [get('/json') + get('/json'), get('/nothing'), 'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n'],
+    listen: (app, log) => new Promise((resolve) => {
       const s = http.createServer(app);
-      s.on('request', (req) => { s.seen = Object.getPrototypeOf(req) === app.request; });
+      s.on('request', laterListener(app, log, 'later'));
       s.listen(0, '127.0.0.1', () => resolve(s));
     }),
     routes(app, express, log, see) { app.get('/json', (req, res) => { log.push(['route', see(req, res)]); res.json({}); }); },
+  },
+  {
+    name: 'stoppable(server) (graceful shutdown): bound (Express 5), stock (Express 4)',
+    stepAsideFor: { express4: 'laterListeners' },
+    later: true,
+    requests: [get('/json') + get('/json'), get('/json')],
+    listen: (app, log) => new Promise((resolve) => {
+      const s = stoppable(http.createServer(app));
+      s.on('request', laterListener(app, log, 'after stoppable'));
+      s.on('request', (req) => log.push(['pending on the socket', s._pendingSockets.get(req.socket)]));
+      s.listen(0, '127.0.0.1', () => resolve(s));
+    }),
+    routes(app, express, log, see) { app.get('/json', (req, res) => { log.push(['route', see(req, res)]); res.json({}); }); },
+  },
+  {
+    name: "@godaddy/terminus's createTerminus(server) without health checks: bound (Express 5), stock (Express 4)",
+    stepAsideFor: { express4: 'laterListeners' },
+    later: true,
+    requests: [get('/json') + get('/json')],
+    listen: (app, log) => new Promise((resolve) => {
+      const s = createTerminus(http.createServer(app), { signal: 'SIGUSR2', timeout: 100 });
+      s.on('request', laterListener(app, log, 'after terminus'));
+      s.listen(0, '127.0.0.1', () => resolve(s));
+    }),
+    routes(app, express, log, see) { app.get('/json', (req, res) => { log.push(['route', see(req, res)]); res.json({}); }); },
+  },
+  {
+    name: 'a request listener before the app at listen: stock',
+    stepAside: 'listenerBeforeApp',
+    requests: [get('/json')],
+    listen: (app, log) => new Promise((resolve) => {
+      const s = http.createServer(app);
+      s.prependListener('request', laterListener(app, log, 'before'));
+      s.listen(0, '127.0.0.1', () => resolve(s));
+    }),
+    routes(app, express, log, see) { app.get('/json', (req, res) => { log.push(['route', see(req, res)]); res.json({}); }); },
+  },
+  {
+    name: 'a listener added after the app once it listens: still bound; one prepended later: stock from then on',
+    requests: [get('/json'), get('/json'), get('/json')],
+    between: [
+      (server, app, log) => server.on('request', laterListener(app, log, 'added after listen')),
+      (server, app, log) => server.prependListener('request', laterListener(app, log, 'prepended after listen')),
+    ],
+    routes(app, express, log, see) { app.get('/json', (req, res) => { log.push(['route', see(req, res)]); res.json({}); }); },
+    perRequestStockFor: { express4: 1, express5: 1 },
   },
   {
     // The shape of a WebSocket server on the app's port: an upgrade goes to
@@ -401,10 +467,11 @@ for (const [version, express] of Object.entries(EXPRESS)) {
       assert.deepStrictEqual(patched.bytes, stock.bytes);
       assert.deepStrictEqual(patched.log, stock.log);
       assert.strictEqual(stock.bound, 0);
-      if (scenario.stepAside) {
+      const stepAside = scenario.stepAsideFor?.[version] ?? scenario.stepAside;
+      if (stepAside) {
         assert.strictEqual(patched.bound, 0, 'stepped aside');
         assert.strictEqual(patched.classes.ServerResponse, http.ServerResponse);
-        assert.strictEqual(patched.express.stepAside[scenario.stepAside], 1, JSON.stringify(patched.express));
+        assert.strictEqual(patched.express.stepAside[stepAside], 1, JSON.stringify(patched.express));
       } else {
         assert.strictEqual(patched.bound, 1, `bound: ${JSON.stringify(patched.express)}`);
         assert.notStrictEqual(patched.classes.IncomingMessage, http.IncomingMessage);
@@ -418,8 +485,9 @@ for (const [version, express] of Object.entries(EXPRESS)) {
         if (literal(new http.IncomingMessage(null))) expected.push('request');
         if (literal(new http.OutgoingMessage())) expected.push('response');
         assert.deepStrictEqual(patched.express.listenerTables, expected);
-        assert.strictEqual(patched.stats['express.request.stock'], scenario.perRequestStock, JSON.stringify(patched.stats));
+        assert.strictEqual(patched.stats['express.request.stock'], scenario.perRequestStockFor?.[version] ?? scenario.perRequestStock, JSON.stringify(patched.stats));
         assert.deepStrictEqual(patched.express.shapes[scenario.shape ?? 'app'], 1, JSON.stringify(patched.express));
+        assert.strictEqual(patched.express.shapes.withLaterListeners, scenario.later ? 1 : 0, JSON.stringify(patched.express));
         assert.strictEqual(patched.express.forwardersLearning, 0);
       }
     });
@@ -458,6 +526,27 @@ test('a forwarder to something that is not Express gets Node\'s constructor back
   assert.strictEqual(express.stepAside.forwarderNotExpress, 1, JSON.stringify(express));
   assert.strictEqual(express.forwardersLearning, 0);
   assert.strictEqual(classes.IncomingMessage, http.IncomingMessage);
+});
+
+// Why Express 4 stays stock beside later listeners: an app without routes
+// answers without ever swapping the prototypes (no router, so no init
+// middleware), and a later listener sees Node's own in stock.
+test('Express 4 without routes and a listener after it: the listener sees Node\'s prototypes, as stock', async () => {
+  const seen = async (patched) => {
+    if (patched) fastpath.install(); else fastpath.uninstall();
+    const app = EXPRESS.express4();
+    const protos = [];
+    const server = http.createServer(app);
+    server.on('request', (req, res) => protos.push([Object.getPrototypeOf(req) === http.IncomingMessage.prototype, Object.getPrototypeOf(res) === http.ServerResponse.prototype]));
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const bytes = normaliseDates((await rawRequest(server.address().port, get('/'))).toString('latin1'));
+    server.close();
+    return { bytes, protos };
+  };
+  const stock = await seen(false);
+  const patched = await seen(true);
+  assert.deepStrictEqual(stock.protos, [[true, true]]);
+  assert.deepStrictEqual(patched, stock);
 });
 
 test('only Express apps are recognised', () => {

@@ -223,7 +223,14 @@ function adoptApplication(proto, dir, express) {
   if (typeof finalhandler !== 'function') return leftStock(copy, 'appHandle', 'unknownSource');
   // Made once per copy, so install()/uninstall() cycles put back the same function.
   let handle = null;
-  const more = [{ target: proto, owner: `express@${copy.version} lib/application`, name: 'handle', make: () => (handle ??= dispatch().makeAppHandle(finalhandler, dispatch().LOGERRORS[logerrorForm])) }];
+  const make = () => {
+    if (handle === null) {
+      handle = dispatch().makeAppHandle(finalhandler, dispatch().LOGERRORS[logerrorForm]);
+      dispatchHandles.add(handle);
+    }
+    return handle;
+  };
+  const more = [{ target: proto, owner: `express@${copy.version} lib/application`, name: 'handle', make }];
   copy.patches.push(...more);
   copy.accelerated.push('appHandle');
   if (copy.applied) patch.apply(more);
@@ -281,6 +288,15 @@ function guarded(part, adoptOne) {
   };
 }
 
+// Whether an app's handle swaps req/res to the app's prototypes first thing,
+// before anything it calls can return or throw: Express 5.1-5.3's app.handle
+// (by its source's digest) and the package's stand-in for it. Express 4's
+// swaps only in its router's init middleware.
+const dispatchHandles = new WeakSet();
+function swapsPrototypesFirst(handle) {
+  return typeof handle === 'function' && (dispatchHandles.has(handle) || sourceDigest(handle) === EXPRESS5_APP_HANDLE_SHA1);
+}
+
 let dispatchModule = null;
 const dispatch = () => (dispatchModule ??= require('./express5-dispatch'));
 
@@ -330,6 +346,7 @@ module.exports = {
   adoptApplication: guarded('lib/application', adoptApplication),
   adoptRouter: guarded('router', adoptRouter),
   loadedBefore,
+  swapsPrototypesFirst,
   applyAll,
   revertAll,
   snapshot,

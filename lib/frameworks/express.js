@@ -8,7 +8,9 @@
 // `prototype` is the app's, so Node builds each req/res with Express's
 // prototype from birth and Express's swap finds nothing to change.
 //
-// Shapes: the app itself as the one 'request' listener; beside 'upgrade' or
+// Shapes: the app itself as the 'request' listener (the first of several when
+// the app swaps the prototypes first thing: graceful-shutdown helpers such as
+// stoppable add a bookkeeping listener after it); beside 'upgrade' or
 // 'connect' listeners (ws, a WebSocket server on the same port), whose
 // requests are told apart per request (request-preview.js) and built stock;
 // a listener that only forwards to one app (`(req, res) => app(req, res)`,
@@ -18,7 +20,7 @@
 //
 // Exactness: Node reads server[kIncomingMessage] / [kServerResponse] per
 // request; each bound constructor re-checks, per request, that the objects it
-// builds can only reach the app (the same 'request' listener; nothing that
+// builds can only reach the app first (the same first 'request' listener; nothing that
 // sees requests before or instead of it) and otherwise builds the stock
 // object. So a listener added or removed later, an upgrade, a
 // diagnostics_channel subscriber all see exactly what stock Node gives them.
@@ -104,14 +106,37 @@ function takesUpgrades(server) {
   return ev.upgrade !== undefined || ev.connect !== undefined || !isDefaultShouldUpgrade(server.shouldUpgradeCallback);
 }
 
-// Why this HTTP server's requests cannot be born with the prototypes of
-// `listener` (its 'request' listener entry) or of the app it forwards to, or
-// ''. `ours`: the constructors the binder gave it, if any.
-function refusal(server, listener, syms, ours) {
-  if (listener === undefined) return 'noListener';
+// The 'request' listener that runs first: the entry itself, or the first of
+// several (an EventEmitter's listener array).
+const firstOf = (entry) => (typeof entry === 'function' ? entry : Array.isArray(entry) ? entry[0] : undefined);
+
+// Whether `listener` (recognised as an app, a forwarder or a gate) hands
+// every request to an Express app that swaps the prototypes before it
+// returns: Express 5.1-5.3's app.handle (or the package's stand-in for it)
+// does so first thing; Express 4's only once its router's init middleware
+// runs, which a request matching no route (`OPTIONS *`) or an app without
+// routes never reaches. Listeners after such an app see the app's
+// prototypes in stock Node too, so being born with them changes nothing
+// they can observe.
+function swapsFirst(listener) {
+  const { target } = gates.resolve(listener);
+  return isExpressApp(target) && require('./express-helpers').swapsPrototypesFirst(target.handle);
+}
+
+// Why this HTTP server's requests cannot be born with the prototypes of the
+// app its 'request' listener entry is or forwards to, or ''. Other listeners
+// may follow the app; none may come before it. `ours`: the constructors the
+// binder gave it, if any.
+function refusal(server, entry, syms, ours) {
+  if (entry === undefined) return 'noListener';
+  const listener = firstOf(entry);
   if (typeof listener !== 'function') return 'manyListeners';
   const { target, prefixes } = gates.resolve(listener);
-  if (!isExpressApp(target) && !(prefixes.length === 0 && isForwarder(listener))) return 'notExpress';
+  if (!isExpressApp(target) && !(prefixes.length === 0 && isForwarder(listener))) {
+    if (listener !== entry && entry.slice(1).some((l) => isExpressApp(gates.resolve(l).target) || isForwarder(l))) return 'listenerBeforeApp';
+    return 'notExpress';
+  }
+  if (listener !== entry && !swapsFirst(listener)) return 'laterListeners';
   const request = server[syms.kIncomingMessage];
   const response = server[syms.kServerResponse];
   if ((request !== NodeIncomingMessage && request !== ours?.request) || (response !== NodeServerResponse && response !== ours?.response)) return 'customClasses';
@@ -124,7 +149,7 @@ function makeExpressBinder() {
   const byServer = new WeakMap();
   const counters = {
     bound: 0, stepAside: { __proto__: null },
-    shapes: { app: 0, forwarder: 0, engineIo: 0, withUpgrades: 0 }, forwardersLearning: 0,
+    shapes: { app: 0, forwarder: 0, engineIo: 0, withUpgrades: 0, withLaterListeners: 0 }, forwardersLearning: 0,
   };
 
   function stockRequest(socket) {
@@ -143,7 +168,7 @@ function makeExpressBinder() {
     // Checked per request: cheap loads only (FOREIGN_EVENTS spelled out).
     const ownsRequests = () => {
       const ev = server._events;
-      return ev.request === listener && ev.checkContinue === undefined && ev.checkExpectation === undefined &&
+      return firstOf(ev.request) === listener && ev.checkContinue === undefined && ev.checkExpectation === undefined &&
         ev.dropRequest === undefined && app.request === reqProto && app.response === resProto &&
         !requestStart.hasSubscribers && !responseCreated.hasSubscribers;
     };
@@ -219,11 +244,13 @@ function makeExpressBinder() {
     server[syms.kIncomingMessage] = boundRequest;
     server[syms.kServerResponse] = boundResponse;
     const upgrades = takesUpgrades(server);
-    byServer.set(server, { syms, request: boundRequest, response: boundResponse, gated: prefixes.length > 0, shape, upgrades });
+    const later = server._events.request !== listener;
+    byServer.set(server, { syms, request: boundRequest, response: boundResponse, gated: prefixes.length > 0, shape, upgrades, later });
     watchConnections();
     counters.bound++;
     counters.shapes[shape]++;
     if (upgrades) counters.shapes.withUpgrades++;
+    if (later) counters.shapes.withLaterListeners++;
     return boundRequest;
   }
 
@@ -271,12 +298,12 @@ function makeExpressBinder() {
     const syms = serverSymbols(server);
     // A net/tls server: not ours to count.
     if (syms.kIncomingMessage === undefined || syms.kServerResponse === undefined) return;
-    const listener = server._events.request;
-    const why = refusal(server, listener, syms);
+    const why = refusal(server, server._events.request, syms);
     if (why !== '') {
       stepAside(why);
       return;
     }
+    const listener = firstOf(server._events.request);
     bound.add(new WeakRef(server));
     const { target, prefixes } = gates.resolve(listener);
     if (prefixes.length > 0) bind(server, syms, target, listener, 'engineIo', prefixes);
@@ -291,17 +318,19 @@ function makeExpressBinder() {
   // the next ones too (checked once per listener).
   function afterListenerChange(server, syms, listener, socket) {
     const b = byServer.get(server);
-    const now = server._events.request;
+    const entry = server._events.request;
+    const now = firstOf(entry);
     if (now === listener || b === undefined || server[syms.kIncomingMessage] !== b.request || b.triedListener === now || typeof now !== 'function') {
       return stockRequest(socket);
     }
     b.triedListener = now;
     const { target, prefixes } = gates.resolve(now);
-    if (target !== gates.resolve(listener).target || refusal(server, now, syms, b) !== '') return stockRequest(socket);
+    if (target !== gates.resolve(listener).target || refusal(server, entry, syms, b) !== '') return stockRequest(socket);
     // Counted once per server, in its latest shape.
     counters.bound--;
     counters.shapes[b.shape]--;
     if (b.upgrades) counters.shapes.withUpgrades--;
+    if (b.later) counters.shapes.withLaterListeners--;
     return new (bind(server, syms, target, now, 'engineIo', prefixes))(socket);
   }
 
