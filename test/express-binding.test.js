@@ -528,6 +528,45 @@ test('a forwarder to something that is not Express gets Node\'s constructor back
   assert.strictEqual(classes.IncomingMessage, http.IncomingMessage);
 });
 
+// Apollo Server's documented Express shape: http.createServer(app) and the
+// drain plugin, whose Stopper adds a 'request' listener after the app.
+test("Apollo Server with ApolloServerPluginDrainHttpServer on Express 5: bound, the same bytes, stop() drains as stock", async () => {
+  const { ApolloServer } = require('@apollo/server');
+  const { ApolloServerPluginDrainHttpServer } = require('@apollo/server/plugin/drainHttpServer');
+  const { expressMiddleware } = require('@as-integrations/express5');
+  const serve = async (patched) => {
+    if (patched) fastpath.install(); else fastpath.uninstall();
+    fastpath.resetStats();
+    const app = EXPRESS.express5();
+    const httpServer = http.createServer(app);
+    const seen = [];
+    const apollo = new ApolloServer({
+      typeDefs: 'type Query { hello(name: String): String }',
+      resolvers: { Query: { hello: (_, { name }) => `hello ${name}` } },
+      plugins: [ApolloServerPluginDrainHttpServer({ httpServer })],
+    });
+    await apollo.start();
+    app.use('/graphql', EXPRESS.express5.json(), expressMiddleware(apollo));
+    httpServer.on('request', (req, res) => seen.push([Object.getPrototypeOf(req) === app.request, Object.getPrototypeOf(res) === app.response, Object.keys(req).join(',')]));
+    await new Promise((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+    const body = JSON.stringify({ query: 'query { hello(name: "x") }' });
+    const post = `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const bytes = normaliseDates((await rawRequest(httpServer.address().port, post + post)).toString('latin1'));
+    const status = fastpath.status();
+    await apollo.stop(); // the drain: closes the idle keep-alive connection, waits for none in flight
+    return { bytes, seen, listening: httpServer.listening, bound: status.frameworks.express?.bound ?? 0, shapes: status.frameworks.express?.shapes };
+  };
+  const stock = await serve(false);
+  const patched = await serve(true);
+  assert.match(stock.bytes, /"data":\{"hello":"hello x"\}/);
+  assert.strictEqual(patched.bytes, stock.bytes);
+  assert.deepStrictEqual(patched.seen, stock.seen);
+  assert.deepStrictEqual(stock.seen.map((s) => s.slice(0, 2)), [[true, true], [true, true]]);
+  assert.strictEqual(patched.listening, stock.listening);
+  assert.strictEqual(patched.bound, 1);
+  assert.strictEqual(patched.shapes.withLaterListeners, 1);
+});
+
 // Why Express 4 stays stock beside later listeners: an app without routes
 // answers without ever swapping the prototypes (no router, so no init
 // middleware), and a later listener sees Node's own in stock.

@@ -8,10 +8,13 @@
 //   forwarder  http.createServer((req, res) => app(req, res))
 //   wrapper    a listener that answers /health itself and passes the rest on
 //              (not a pure forwarder: stays stock, the reference)
+//   stoppable  http.createServer(app) with stoppable(server): a graceful-
+//              shutdown listener after the app (as terminus and Apollo's
+//              drain plugin add)
 // Run it with `shape=... framework=express5|express4`.
 const common = require('../common/bench');
 
-const bench = common.createBenchmark(main, { shape: ['app', 'ws', 'socketio', 'forwarder', 'wrapper'], framework: ['express5', 'express4'], c: [50] });
+const bench = common.createBenchmark(main, { shape: ['app', 'ws', 'socketio', 'forwarder', 'wrapper', 'stoppable'], framework: ['express5', 'express4'], c: [50] });
 
 const SMALL = { id: 42, name: 'widget', tags: ['a', 'b', 'c'], price: 9.99, stock: true };
 const THREE = { 'Cache-Control': 'no-store', 'X-Request-Id': 'abc123', Vary: 'Accept-Encoding' };
@@ -35,6 +38,7 @@ function main({ shape, framework, c }) {
   } else {
     server = http.createServer(app);
     if (shape === 'socketio') new (require('socket.io').Server)(server).on('connection', (socket) => socket.on('ping', (m) => socket.emit('pong', m)));
+    if (shape === 'stoppable') require('stoppable')(server);
     if (shape === 'ws') new (require('ws').WebSocketServer)({ server }).on('connection', (ws) => ws.on('message', (m) => ws.send(m)));
   }
   server.listen(0, '127.0.0.1', () => {
