@@ -53,15 +53,16 @@ export interface ExpressBindingStatus {
   bound: number;
   /** of those, the ones still alive */
   live: number;
-  /** servers left stock, by reason: customClasses, manyListeners, foreignListener, notExpress, forwarderNotExpress, ... */
+  /** servers left stock, by reason: customClasses, listenerBeforeApp, laterListeners (Express 4 with listeners after it), foreignListener, notExpress, forwarderNotExpress, ... */
   stepAside: Record<string, number>;
   /**
    * bound servers by shape: the app as the request listener ('app'), a listener that only
    * forwards to one app ('forwarder', bound once its first request showed the app), the app
    * behind socket.io's / engine.io's listeners ('engineIo', their own paths built stock), and
-   * of these, those that had 'upgrade'/'connect' listeners (a WebSocket server) when bound
+   * of these, those that had 'upgrade'/'connect' listeners (a WebSocket server) when bound, and
+   * those whose app was followed by other 'request' listeners (stoppable, terminus, Apollo's drain plugin)
    */
-  shapes: { app: number; forwarder: number; engineIo: number; withUpgrades: number };
+  shapes: { app: number; forwarder: number; engineIo: number; withUpgrades: number; withLaterListeners: number };
   /** forwarding servers still waiting for a request that shows which app they forward to */
   forwardersLearning: number;
   /**
