@@ -13,7 +13,6 @@ const { kUniqueHeaders } = require('_http_outgoing');
 const { textDigest } = require('../frameworks/source-digest');
 const { RE_TOKEN, RE_INVALID_VALUE } = require('./http-rules');
 
-const SUPPORTED = [20, 22, 24, 26];
 
 // The stock functions each part of the response path stands in for or
 // copies, by where they live. The part's digest is the sha1 of their source
@@ -206,4 +205,4 @@ function readEnd(adapter) {
   }
 }
 
-module.exports = { makeAdapter, symbolsOf, partDigest, SUPPORTED, PARTS };
+module.exports = { makeAdapter, symbolsOf, partDigest, PARTS };
