@@ -130,6 +130,22 @@ test('a part whose digest is not in the verified table stays stock, with its rea
   assert.ok(patches.some((p) => p.name === '_storeHeader'));
 });
 
+test("where Node's value validator rejects a character the fast paths accept, head and headers stay stock", () => {
+  const common = require('_http_common');
+  const original = common._checkInvalidHeaderChar;
+  common._checkInvalidHeaderChar = (value) => value === 'a' || original(value); // a stricter Node
+  let adapter;
+  try {
+    adapter = stockAdapter();
+  } finally {
+    common._checkInvalidHeaderChar = original;
+  }
+  const reason = "Node's header validators reject characters the fast paths accept";
+  assert.deepStrictEqual([adapter.parts.head.on, adapter.parts.head.reason], [false, reason]);
+  assert.deepStrictEqual([adapter.parts.headers.on, adapter.parts.headers.reason], [false, reason]);
+  assert.strictEqual(adapter.parts.end.on, true);
+});
+
 // An APM agent wraps one of Node's methods before the package loads: the
 // part that depends on it stays stock, the others stay on, bytes as stock's.
 for (const [wrap, part, calls, fast] of [
