@@ -143,7 +143,8 @@ test("where Node's value validator rejects a character the fast paths accept, he
   const reason = "Node's header validators reject characters the fast paths accept";
   assert.deepStrictEqual([adapter.parts.head.on, adapter.parts.head.reason], [false, reason]);
   assert.deepStrictEqual([adapter.parts.headers.on, adapter.parts.headers.reason], [false, reason]);
-  assert.strictEqual(adapter.parts.end.on, true);
+  // The end part does not depend on the validators: as on this Node (off only on 20.2.0).
+  assert.deepStrictEqual(adapter.parts.end.on, fastpath.status().parts.end.on);
 });
 
 // An APM agent wraps one of Node's methods before the package loads: the

@@ -86,7 +86,7 @@ function exchange(port, route, { count = 2, timeoutS }) {
   });
 }
 
-// A response split into its head lines and its body.
+// A response (Buffer or latin1 text) split into its head lines and its body.
 function split(response) {
   const text = response.toString('latin1');
   const end = text.indexOf('\r\n\r\n');
@@ -163,16 +163,14 @@ function firstDifference(stock, patched, masked, varying = []) {
 
 // A masked response's text with the body's varying words (or all of it) replaced.
 function withoutVarying(text, body) {
-  if (body === null) return text;
-  const end = text.indexOf('\r\n\r\n');
-  if (end < 0) return text;
-  if (body === 'all') return `${text.slice(0, end)}\r\n\r\n<varies>`;
-  const w = words(text.slice(end + 4));
-  for (const at of body) if (at < w.length) w[at] = '<varies>';
-  return `${text.slice(0, end)}\r\n\r\n${w.join('')}`;
+  const { lines, body: rest } = split(text);
+  if (body === null || rest === null) return text;
+  const w = body === 'all' ? ['<varies>'] : words(rest);
+  if (body !== 'all') for (const at of body) if (at < w.length) w[at] = '<varies>';
+  return `${lines.join('\r\n')}\r\n\r\n${w.join('')}`;
 }
 
-// What varyingParts() found, for people: 'X-Response-Time, the body's bytes 12-14'.
+// What varyingParts() found, for people: 'X-Response-Time, 1 word(s) of response 1's body'.
 function describeVarying(varying) {
   const headers = new Set();
   const bodies = [];

@@ -13,7 +13,6 @@ const { kUniqueHeaders } = require('_http_outgoing');
 const { textDigest } = require('../frameworks/source-digest');
 const { RE_TOKEN, RE_INVALID_VALUE } = require('./http-rules');
 
-
 // The stock functions each part of the response path stands in for or
 // copies, by where they live. The part's digest is the sha1 of their source
 // texts, in this order, joined by newlines.
@@ -46,10 +45,13 @@ function partDigest(part) {
   return textDigest(texts.join('\n'));
 }
 
-// A socket that records what Node's end() hands it.
-function recordingSocket(msg) {
+// A probe message over a socket that records what Node's end() hands it,
+// with `implicitHeader` as its _implicitHeader: a head of its own, so the
+// probe goes through no function but end()'s.
+function recordingMessage(implicitHeader) {
+  const msg = new http.OutgoingMessage();
   const writes = [];
-  const socket = {
+  msg.socket = {
     _httpMessage: msg, writable: true, destroyed: false, _hadError: false, writableLength: 0,
     _writableState: { corked: 0 },
     get writableCorked() { return this._writableState.corked; },
@@ -57,20 +59,17 @@ function recordingSocket(msg) {
     uncork() { if (this._writableState.corked > 0) this._writableState.corked--; },
     write(data, encoding, callback) { writes.push({ data, encoding, callback }); return true; },
   };
-  return { socket, writes };
+  msg._implicitHeader = implicitHeader;
+  return { msg, writes };
 }
 
-// Node's own end(body, cb) on a probe message over a recording socket: how
-// many writes it leaves in the cork, and, once its last write's callback is
-// called as a socket calls it, whether `cb` runs as a 'finish' listener (with
-// no argument, after the listeners added before end()) or from a queue (with
-// null, before 'finish'). Null when Node does something else.
+// Node's own end(body, cb) on a probe message: how many writes it leaves in
+// the cork, and, once its last write's callback is called as a socket calls
+// it, whether `cb` runs as a 'finish' listener (with no argument, after the
+// listeners added before end()) or from a queue (with null, before
+// 'finish'). Null when Node does something else.
 function probeEnd(body) {
-  const msg = new http.OutgoingMessage();
-  const { socket, writes } = recordingSocket(msg);
-  msg.socket = socket;
-  // A head of its own: the probe goes through no function but end()'s.
-  msg._implicitHeader = function _implicitHeader() { this._header = 'HTTP/1.1 200 OK\r\n\r\n'; };
+  const { msg, writes } = recordingMessage(function _implicitHeader() { this._header = 'HTTP/1.1 200 OK\r\n\r\n'; });
   const order = [];
   msg.on('finish', () => order.push('finish'));
   msg.end(body, function cb(...args) { order.push(args.length === 0 ? 'cb()' : `cb(${args[0]})`); });
@@ -89,15 +88,12 @@ function probeEnd(body) {
 // looked at _hasBody before rendering the head (and so sent a 204's body),
 // where that hand-over would not be exact.
 function rendersHeadBeforeBodyCheck() {
-  const msg = new http.OutgoingMessage();
-  const { socket, writes } = recordingSocket(msg);
-  msg.socket = socket;
   let heads = 0;
-  msg._implicitHeader = function _implicitHeader() {
+  const { msg, writes } = recordingMessage(function _implicitHeader() {
     heads++;
     this._hasBody = false;
     this._header = 'HTTP/1.1 204 No Content\r\n\r\n';
-  };
+  });
   msg.end('probe-body');
   return heads === 1 && writes.every((w) => !String(w.data).includes('probe-body'));
 }
@@ -193,13 +189,15 @@ function readStore(adapter) {
 }
 
 function readEnd(adapter) {
+  if (!rendersHeadBeforeBodyCheck()) {
+    leaveStock(adapter, 'end', "Node's end() looks at the body before it renders the head (20.2.0's form)");
+    return;
+  }
   const none = probeEnd(undefined);
   const string = probeEnd('x');
   const buffer = probeEnd(Buffer.from('x'));
   const queuedSymbols = ['kWritableFinished', 'kEndCallbacks', 'kFlushError'].every((n) => typeof adapter[n] === 'symbol');
-  if (!rendersHeadBeforeBodyCheck()) {
-    leaveStock(adapter, 'end', "Node's end() looks at the body before it renders the head (20.2.0's form)");
-  } else if (none === null || string === null || buffer === null) {
+  if (none === null || string === null || buffer === null) {
     leaveStock(adapter, 'end', "Node's end() wrote or finished a probe message in an unrecognised way");
   } else if (none.endCallbacks !== string.endCallbacks || none.endCallbacks !== buffer.endCallbacks ||
              (none.endCallbacks === 'queued' && (!queuedSymbols || typeof adapter.kSocket !== 'symbol'))) {

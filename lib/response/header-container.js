@@ -1,7 +1,8 @@
 'use strict';
 // A fast-mode container for this[kOutHeaders] where Node's own store is a
 // null-prototype literal (Node 20-24 and 26.0-26.10; 26.12.1 has its own
-// container class: adapter.headerStore, read from Node by adapters.js). V8 keeps `{ __proto__: null }` literals in dictionary mode; instances
+// container class: adapter.headerStore, read from Node by adapters.js). V8
+// keeps `{ __proto__: null }` literals in dictionary mode; instances
 // of a class whose prototype is null are fast-mode objects yet, like the
 // literal, have no inherited or enumerable extras, so Node's readers
 // (`for…in`, ObjectKeys, `headers[key]`) see the same thing.
