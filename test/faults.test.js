@@ -55,9 +55,15 @@ function runFault(scenario) {
 }
 
 const scenarios = {
+  // Each step waits for the one before (no timer races, so it holds on a slow
+  // or emulated machine): the client leaves once the request has arrived, the
+  // handler answers once the server has seen it leave, and the run ends then.
   'client disconnects before the response': {
-    client: (s) => { s.write(GET); setTimeout(() => s.destroy(), 20); },
-    handler: (req, res, log) => setTimeout(() => { res.setHeader('X', '1'); res.end('too late'); log('ended', res.writableEnded); }, 80),
+    client: (s, finish, server) => {
+      s.write(GET);
+      server.once('request', (req) => { req.socket.once('close', () => setImmediate(finish)); s.destroy(); });
+    },
+    handler: (req, res, log) => req.socket.once('close', () => { res.setHeader('X', '1'); res.end('too late'); log('ended', res.writableEnded); }),
   },
   'client disconnects during a large body': {
     client: (s) => { s.write(GET); s.once('data', () => s.destroy()); },
@@ -113,10 +119,11 @@ const scenarios = {
       pump();
     },
   },
+  // The server closes once the response is done, so the socket is idle.
   'server.close() with a keep-alive socket': {
-    client: (s) => { s.write(GET); setTimeout(() => s.write(GET), 60); },
+    client: (s) => s.write(GET),
     handler: (req, res) => res.end('ka'),
-    setup: (server, log) => server.once('request', () => setTimeout(() => server.close(() => log('closed')), 30)),
+    setup: (server, log) => server.once('request', (req, res) => res.once('finish', () => setImmediate(() => server.close(() => log('closed'))))),
   },
   'server timeout fires on an idle response': {
     serverOptions: {},

@@ -15,7 +15,7 @@ const crypto = require('crypto');
 const { spawn } = require('child_process');
 
 const root = path.join(__dirname, '..');
-process.env.HTTP_FASTPATH_ADDON = path.join(root, 'target', 'testing', 'test-hooks.node');
+process.env.HTTP_FASTPATH_ADDON = require('./helpers/test-hooks');
 const { fastpath, skip, BIG, FILES, differential, pipeFile } = require('./helpers/file-differential');
 
 const POINTS = { DUP: 1, POLL_INIT: 2, NAPI: 4, POLL_START: 8 };

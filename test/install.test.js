@@ -105,7 +105,23 @@ test('main + platform package: the native features load from the platform packag
   assert.strictEqual(s.active, true);
   assert.strictEqual(s.native.loaded, true, s.native.reason);
   assert.strictEqual(s.native.source, 'platform package');
+  assert.strictEqual(s.native.platform, `linux-${process.arch}-gnu`);
   assert.ok(s.native.file.includes(`node_modules${path.sep}http-fastpath-${platform}${path.sep}`), s.native.file);
+
+  // What the addon is for, from the installed copy: a file by sendfile and a
+  // small gzip job completed on the loop thread (HTTP_FASTPATH_ZLIB=1: whatever
+  // the cores' load).
+  fs.copyFileSync(path.join(__dirname, 'fixtures', 'installed-app-serves.js'), path.join(app, 'serves.js'));
+  const r = spawnSync(process.execPath, ['serves.js'], { cwd: app, env: { ...env, HTTP_FASTPATH_ZLIB: '1' }, encoding: 'utf8' });
+  assert.strictEqual(r.status, 0, r.stderr);
+  assert.strictEqual(r.stderr, '');
+  const served = JSON.parse(r.stdout);
+  assert.deepStrictEqual(served.native, { loaded: true, platform, source: 'platform package' });
+  assert.strictEqual(served.fileIntact, true);
+  assert.strictEqual(served.gzipIntact, true);
+  assert.deepStrictEqual({ native: served.files.native, stock: served.files.stock }, { native: 1, stock: {} });
+  assert.ok(served.zlibInline >= 1, `inline jobs: ${served.zlibInline}`);
+  assert.deepStrictEqual(served.zlibPooled, {});
 });
 
 test('main package alone, no cargo: the install succeeds with one line, the JS fast paths are active', () => {

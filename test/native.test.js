@@ -133,7 +133,8 @@ test('the shipped addon has no test-only exports', () => {
 
 test('a Rust panic reaches JS as an Error and the process lives on (testing build)', () => {
   // In a child, so that Rust's panic message goes to a stderr this test reads.
-  const addon = require.resolve('../target/testing/test-hooks.node');
+  const addon = require('./helpers/test-hooks');
+  assert.ok(require('fs').existsSync(addon), `${addon} is built by npm test (scripts/build-testing-addon.js)`);
   const script = `const t = require(${JSON.stringify(addon)});
     let caught = null;
     try { t.__panicForTesting(); } catch (err) { caught = err.message; }
