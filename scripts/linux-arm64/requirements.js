@@ -51,6 +51,8 @@ const RUN = [
   // after its stdio setup.
   { what: 'the arm64 loader and C library', packages: ['libc6:arm64'], present: () => fs.existsSync('/lib/ld-linux-aarch64.so.1') },
   { what: 'the arm64 C++ runtime', packages: ['libstdc++6:arm64'], present: () => fs.existsSync('/usr/lib/aarch64-linux-gnu/libstdc++.so.6') },
+  // Node 26's arm64 build links libatomic.
+  { what: 'the arm64 atomics library', packages: ['libatomic1:arm64'], present: () => fs.existsSync('/usr/lib/aarch64-linux-gnu/libatomic.so.1') },
 ];
 
 function canInstall() {

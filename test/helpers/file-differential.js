@@ -19,6 +19,7 @@ const os = require('os');
 const path = require('path');
 const fastpath = require('../..');
 const { normaliseDates } = require('./differential');
+const { ResponseCounter } = require('./response-counter');
 
 const native = fastpath.status().native;
 const skip = !native.features.sendfile && `no native file path here (${native.reason || process.platform})`;
@@ -90,6 +91,8 @@ function runOnce(scenario) {
     let received = 0;
     let resetting = false;
     let quietTimer = null;
+    const answers = new ResponseCounter();
+    let answered = null; // oneByOne: told how many answers are complete
     function finish() {
       if (done) return;
       done = true;
@@ -122,12 +125,17 @@ function runOnce(scenario) {
       const onConnect = () => {
         const requests = [].concat(scenario.request ?? get('/'));
         if (scenario.oneByOne) {
-          // Keep-alive without pipelining: each request once the last answer went quiet.
-          let k = 0;
+          // Keep-alive without pipelining: each request `oneByOne` ms after
+          // the last answer has arrived whole (a slow or emulated server may
+          // take any time to send it; the pause lets it finish its own
+          // bookkeeping of that response).
+          let sent = 0;
           const next = () => {
-            if (done || k === requests.length) return;
-            client.write(requests[k++]);
-            setTimeout(next, scenario.oneByOne);
+            if (done || sent === requests.length) return;
+            client.write(requests[sent++]);
+          };
+          answered = (complete) => {
+            if (complete === sent && sent < requests.length) setTimeout(next, scenario.oneByOne);
           };
           next();
         } else {
@@ -152,6 +160,7 @@ function runOnce(scenario) {
       client.on('data', (d) => {
         chunks.push(d);
         received += d.length;
+        if (answered !== null) answered(answers.push(d));
         if (scenario.destroyAfter !== undefined && received >= scenario.destroyAfter) {
           client.destroy();
           setTimeout(finish, 200);
