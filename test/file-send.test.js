@@ -435,6 +435,24 @@ test('a pending close keeps the process alive until the stream closes, as in sto
   assert.strictEqual(await run(['-r', path.join(__dirname, '..')]), stock);
 });
 
+test('a worker that exits in a response\'s finish handler, its file\'s close still queued, exits as in stock', { skip }, () => {
+  // The queued close asks for a turn of the worker's loop; Node runs the loop
+  // once more while it tears the worker down, when JS can no longer run.
+  // That turn must give up, not ask again forever (which kept the worker,
+  // and the process with it, from ever exiting).
+  const fixture = path.join(__dirname, 'fixtures', 'worker-exit-in-finish.js');
+  const run = (preload) => {
+    const r = require('child_process').spawnSync(process.execPath, [fixture, FILES[65537], ...(preload ? [preload] : [])], { encoding: 'utf8', timeout: 120_000 });
+    assert.strictEqual(r.error, undefined, `the process ended (${r.error && r.error.code})`);
+    assert.strictEqual(r.stderr, '');
+    return JSON.parse(r.stdout);
+  };
+  const stock = run(null);
+  const patched = run(path.join(__dirname, '..'));
+  assert.deepStrictEqual(stock, { files: null, exitCode: 3 });
+  assert.deepStrictEqual(patched, { files: { native: 1, waited: 0, handedBack: {}, stock: {} }, exitCode: 3 });
+});
+
 test('a worker terminated mid-transfer closes its transfers; another worker serves on', { skip }, async () => {
   const { Worker } = require('worker_threads');
   const code = `

@@ -21,6 +21,10 @@ const GLIBC_LDD = '#! /bin/bash\n# This file is part of the GNU C Library.\nTEXT
 const MUSL_LDD = '#!/bin/sh\nexec /lib/ld-musl-x86_64.so.1 --list "$@"\n';
 const GLIBC_MAPS = '7f01-7f02 r--p 00000000 fe:00 326279 /usr/lib/x86_64-linux-gnu/libc.so.6\n';
 const MUSL_MAPS = '7f01-7f02 r-xp 00000000 fe:00 1234 /lib/ld-musl-x86_64.so.1\n';
+// The same on arm64 (Graviton with Debian, Alpine's arm64 image).
+const GLIBC_ARM64_MAPS = 'ffff8001-ffff8002 r-xp 00000000 fe:00 4311 /usr/lib/aarch64-linux-gnu/libc.so.6\n';
+const MUSL_ARM64_LDD = '#!/bin/sh\nexec /lib/ld-musl-aarch64.so.1 --list "$@"\n';
+const MUSL_ARM64_MAPS = 'ffff8001-ffff8002 r-xp 00000000 fe:00 1234 /lib/ld-musl-aarch64.so.1\n';
 
 function fakeFiles(files) {
   const read = (file) => {
@@ -40,6 +44,9 @@ test('libc from ldd\'s text, else from the process\'s mappings, else glibc', () 
     [{ '/proc/self/maps': GLIBC_MAPS }, 'gnu', ['/usr/bin/ldd', '/proc/self/maps']],
     [{ '/usr/bin/ldd': '#!/bin/sh\necho something else\n', '/proc/self/maps': MUSL_MAPS }, 'musl', ['/usr/bin/ldd', '/proc/self/maps']],
     [{}, 'gnu', ['/usr/bin/ldd', '/proc/self/maps']],
+    [{ '/usr/bin/ldd': MUSL_ARM64_LDD }, 'musl', ['/usr/bin/ldd']],
+    [{ '/proc/self/maps': MUSL_ARM64_MAPS }, 'musl', ['/usr/bin/ldd', '/proc/self/maps']],
+    [{ '/proc/self/maps': GLIBC_ARM64_MAPS }, 'gnu', ['/usr/bin/ldd', '/proc/self/maps']],
   ];
   for (const [files, libc, asked] of cases) {
     const read = fakeFiles(files);

@@ -146,3 +146,17 @@ test('a Rust panic reaches JS as an Error and the process lives on (testing buil
   assert.strictEqual(out.after, 'A\r\n\r\n');
   assert.match(r.stderr, /panicked at .*\n.*deliberate test panic/);
 });
+
+test('a worker that exits with a poll turn asked for exits (the turn gives up once JS cannot run)', () => {
+  const { loadNative } = require('../lib/native/loader');
+  const file = loadNative().file;
+  const script = `const { Worker } = require('worker_threads');
+    const w = new Worker(${JSON.stringify(`const addon = require(${JSON.stringify(file)});
+      addon.setPollTurnCallback(() => 0);
+      addon.schedulePollTurn();
+      process.exit(5);`)}, { eval: true });
+    w.on('exit', (code) => console.log(code));`;
+  const r = require('child_process').spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 120_000 });
+  assert.strictEqual(r.error, undefined, `the process ended (${r.error && r.error.code})`);
+  assert.strictEqual(r.stdout, '5\n');
+});

@@ -82,9 +82,18 @@ function plan(files) {
   return chunks;
 }
 
+// node --test's totals; for a chunk stopped before them, its top-level
+// results so far and the last test that finished.
 function summary(output) {
-  const count = (name) => Number((output.match(new RegExp(`^# ${name} (\\d+)$`, 'm')) || [])[1] ?? NaN);
-  return { tests: count('tests'), pass: count('pass'), fail: count('fail'), cancelled: count('cancelled'), skipped: count('skipped') };
+  const total = (name) => Number((output.match(new RegExp(`^# ${name} (\\d+)$`, 'm')) || [])[1]);
+  if (/^# tests \d+$/m.test(output)) {
+    return { tests: total('tests'), pass: total('pass'), fail: total('fail'), skipped: total('skipped'), lastFinished: null };
+  }
+  const lines = output.split('\n');
+  const pass = lines.filter((l) => /^ok \d+ /.test(l)).length;
+  const fail = lines.filter((l) => /^not ok \d+ /.test(l)).length;
+  const finished = lines.filter((l) => /^(not )?ok \d+ - /.test(l)).pop();
+  return { tests: pass + fail, pass, fail, skipped: 0, lastFinished: finished ? finished.replace(/^(not )?ok \d+ - /, '') : null };
 }
 
 function failures(output) {
@@ -130,7 +139,8 @@ function main(argv) {
       fs.writeFileSync(file, r.output);
       const passed = r.status === 0 && !r.timedOut && r.fail === 0;
       ok = ok && passed;
-      say(`Node ${v} chunk ${i + 1}/${chunks.length} (${chunk.length} files): ${r.timedOut ? 'TIMED OUT, ' : ''}${r.pass}/${r.tests} pass, ${r.fail} fail, ${r.skipped} skipped, ${r.seconds.toFixed(0)} s${passed ? '' : ` (${path.relative(ROOT, file)})`}`);
+      const stopped = r.timedOut ? `STOPPED after ${r.seconds.toFixed(0)} s (the last test to finish: "${r.lastFinished}"), ` : '';
+      say(`Node ${v} chunk ${i + 1}/${chunks.length} (${chunk.length} files): ${stopped}${r.pass}/${r.tests} pass, ${r.fail} fail, ${r.skipped} skipped, ${r.seconds.toFixed(0)} s${passed ? '' : ` (${path.relative(ROOT, file)})`}`);
       for (const f of r.failed) say(`  ${f}`);
     }
   }
@@ -147,4 +157,4 @@ if (require.main === module) {
   }
 }
 
-module.exports = { plan, LINES };
+module.exports = { plan, summary, LINES };

@@ -364,6 +364,10 @@ fn call_js<T, const N: usize>(
         let mut result = ptr::null_mut();
         let called = match sys::napi_make_callback(env, context, recv, func, args.len(), args.as_ptr(), &mut result) {
             sys::Status::napi_ok => Called::Returned(read(result)),
+            // With no exception behind it, the env can no longer run JS (a
+            // worker or the process is exiting: Node answers so for modules
+            // of Node-API < 10); calling again would only fail again.
+            sys::Status::napi_pending_exception if !exception_pending(env) => Called::Failed,
             sys::Status::napi_pending_exception => {
                 let mut error = ptr::null_mut();
                 sys::napi_get_and_clear_last_exception(env, &mut error);
@@ -375,6 +379,18 @@ fn call_js<T, const N: usize>(
         sys::napi_close_handle_scope(env, scope);
         called
     }
+}
+
+/// Whether the env holds an exception (a call that threw), as opposed to a
+/// call refused because JS cannot run.
+///
+/// # Safety
+/// `env` is a live env and this runs on its thread.
+unsafe fn exception_pending(env: sys::napi_env) -> bool {
+    let mut pending = false;
+    // SAFETY: the caller's; the call only reads the env's last exception.
+    unsafe { sys::napi_is_exception_pending(env, &mut pending) };
+    pending
 }
 
 /// Reports a pending transfer's progress to its JS callback; returns what the
