@@ -15,8 +15,7 @@ const PLATFORM = 'linux-arm64-gnu';
 
 function crossToolchain() {
   ensure(BUILD);
-  const { cargo, rustc } = rustToolchain();
-  return { cargo, rustc, target: TARGET, linker: LINKER };
+  return { ...rustToolchain(), target: TARGET, linker: LINKER };
 }
 
 // Its own directory: another rustc (Debian's) would otherwise rebuild the
