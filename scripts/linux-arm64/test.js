@@ -14,8 +14,7 @@ const path = require('path');
 const fs = require('fs');
 const { spawnSync } = require('child_process');
 const { cargoEnv, ROOT } = require('../cargo-addon');
-const { crossToolchain, buildRelease, PLATFORM } = require('./build');
-const { buildTestingAddon } = require('../build-testing-addon');
+const { TARGET_DIR, crossToolchain, build } = require('./build');
 const { prepare, emulatedEnv } = require('./emulation');
 const { say } = require('./requirements');
 
@@ -111,7 +110,7 @@ function runChunk(bin, files) {
 
 function cargoTest(toolchain) {
   say('cargo test (release) for aarch64 under qemu');
-  const r = spawnSync(toolchain.cargo, ['test', '--release', '--quiet', '--target', toolchain.target, '--target-dir', path.join(ROOT, 'target', 'cross')], {
+  const r = spawnSync(toolchain.cargo, ['test', '--release', '--quiet', '--target', toolchain.target, '--target-dir', TARGET_DIR], {
     cwd: ROOT, env: cargoEnv(toolchain), stdio: 'inherit',
   });
   return r.status === 0;
@@ -124,8 +123,7 @@ function main(argv) {
   const chunks = plan(files);
   const only = option(argv, '--chunk');
   const toolchain = crossToolchain();
-  buildRelease(toolchain);
-  buildTestingAddon({ ...toolchain, platform: PLATFORM, targetDir: path.join(ROOT, 'target', 'cross') });
+  build(toolchain, { testing: true });
   const bins = prepare(versions);
   const skipCargo = argv.includes('--no-cargo') || only !== null;
   let ok = skipCargo || cargoTest(toolchain);
